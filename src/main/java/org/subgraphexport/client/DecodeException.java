@@ -1,0 +1,12 @@
+package org.subgraphexport.client;
+
+import java.io.IOException;
+
+/** Thrown by decoding helpers about bad bytes; the reader turns it into a {@link CorruptStreamException}. */
+final class DecodeException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    DecodeException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,10 @@
+package org.subgraphexport.client;
+
+/**
+ * The closing record of a complete stream. Decoders check the counts against the records they returned.
+ *
+ * @param nodes         node records in the stream
+ * @param relationships relationship records in the stream
+ * @param truncated     true if the server stopped at a limit: the subgraph has more than was sent
+ */
+public record ExportEnd(long nodes, long relationships, boolean truncated) implements Record {}

@@ -1,0 +1,613 @@
+package org.subgraphexport.client;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import de.undercouch.bson4jackson.BsonFactory;
+import de.undercouch.bson4jackson.BsonParser;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetTime;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.TemporalQuery;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.subgraphexport.format.Format;
+import org.subgraphexport.format.ValueSink.ArrayKind;
+import org.subgraphexport.format.ValueSink.VectorKind;
+import org.subgraphexport.format.Wire;
+import org.subgraphexport.format.Wire.Json;
+
+/**
+ * Decodes the {@code json} and {@code bson} formats (see {@link Wire}) with one Jackson {@link JsonParser} over
+ * the whole JSON array, or one bson4jackson {@link BsonParser} per BSON document (each document read whole
+ * and checked by {@link BsonDocuments} first, so no declared length inside it can exceed the bytes that arrived).
+ */
+final class JacksonRecordReader extends AbstractRecordReader {
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxStringLength((Wire.MAX_LENGTH / 3 + 1) * 4)  // base64 of the longest byte array
+                    .build())
+            .build();
+    private static final BsonFactory BSON = new BsonFactory();
+
+    static {
+        BSON.enable(BsonParser.Feature.HONOR_DOCUMENT_LENGTH);
+        BSON.disable(JsonParser.Feature.AUTO_CLOSE_SOURCE);
+    }
+
+    private static final Map<String, ArrayKind> ARRAY_KINDS = new java.util.HashMap<>();
+
+    static {
+        for (ArrayKind k : ArrayKind.values()) {
+            ARRAY_KINDS.put(Json.arrayTag(k), k);
+        }
+    }
+
+    private final BsonDocuments bson;  // null for JSON
+    private JsonParser p;
+    /** Name of the field whose value is the current token (BsonParser forgets it on START_OBJECT/ARRAY). */
+    private String field;
+
+    private JacksonRecordReader(Format format, Source source, BsonDocuments bson, JsonParser json) {
+        super(format, source);
+        this.bson = bson;
+        this.p = json;
+    }
+
+    static JacksonRecordReader json(Source source) throws IOException {
+        return new JacksonRecordReader(Format.JSON, source, null, JSON.createParser(source));
+    }
+
+    static JacksonRecordReader bson(Source source) {
+        return new JacksonRecordReader(Format.BSON, source, new BsonDocuments(source), null);
+    }
+
+    // ---- records ------------------------------------------------------------------------------------------
+
+    @Override
+    ExportHeader readHeader() throws IOException {
+        if (bson == null && p.nextToken() != JsonToken.START_ARRAY) {
+            throw corrupt("a JSON export is an array, but it starts with " + p.currentToken());
+        }
+        if (!nextRecord()) {
+            throw truncated();
+        }
+        if (!Json.R_HEADER.equals(recordKind())) {
+            throw corrupt("the first record is not a header");
+        }
+        long version = -1;
+        String database = null;
+        String root = null;
+        while (nextField()) {
+            switch (field) {
+                case Json.VERSION -> version = integer(Long.MIN_VALUE, Long.MAX_VALUE);
+                case Json.DATABASE -> database = text();
+                case Json.ROOT -> root = text();
+                default -> p.skipChildren();
+            }
+        }
+        if (version != Wire.VERSION) {
+            throw version == -1 ? corrupt("header without version") : unsupportedVersion(version);
+        }
+        endRecord();
+        return new ExportHeader((int) version, required(database, Json.DATABASE), required(root, Json.ROOT));
+    }
+
+    @Override
+    Record readRecord() throws IOException {
+        if (!nextRecord()) {
+            throw truncated();
+        }
+        String kind = recordKind();
+        Record r;
+        switch (kind) {
+            case Json.R_NODE -> {
+                String id = null;
+                List<String> labels = null;
+                Map<String, Object> properties = null;
+                while (nextField()) {
+                    switch (field) {
+                        case Json.ID -> id = text();
+                        case Json.LABELS -> labels = labels();
+                        case Json.PROPERTIES -> properties = properties();
+                        default -> p.skipChildren();
+                    }
+                }
+                r = new Node(required(id, Json.ID), required(labels, Json.LABELS),
+                        required(properties, Json.PROPERTIES));
+            }
+            case Json.R_RELATIONSHIP -> {
+                String id = null, type = null, start = null, end = null;
+                Map<String, Object> properties = null;
+                while (nextField()) {
+                    switch (field) {
+                        case Json.ID -> id = text();
+                        case Json.TYPE -> type = text();
+                        case Json.START -> start = text();
+                        case Json.END -> end = text();
+                        case Json.PROPERTIES -> properties = properties();
+                        default -> p.skipChildren();
+                    }
+                }
+                r = new Relationship(required(id, Json.ID), required(type, Json.TYPE), required(start, Json.START),
+                        required(end, Json.END), required(properties, Json.PROPERTIES));
+            }
+            case Json.R_END -> {
+                long nodes = -1, relationships = -1;
+                Boolean truncated = null;
+                while (nextField()) {
+                    switch (field) {
+                        case Json.NODES -> nodes = integer(0, Long.MAX_VALUE);
+                        case Json.RELATIONSHIPS -> relationships = integer(0, Long.MAX_VALUE);
+                        case Json.TRUNCATED -> truncated = bool();
+                        default -> p.skipChildren();
+                    }
+                }
+                if (nodes < 0 || relationships < 0) {
+                    throw corrupt("end record without counts");
+                }
+                endRecord();
+                expectEnd();
+                return new ExportEnd(nodes, relationships, required(truncated, Json.TRUNCATED));
+            }
+            case Json.R_ERROR -> {
+                String code = null, message = null;
+                while (nextField()) {
+                    switch (field) {
+                        case Json.CODE -> code = text();
+                        case Json.MESSAGE -> message = text();
+                        default -> p.skipChildren();
+                    }
+                }
+                endRecord();
+                expectEnd();
+                throw new ExportFailedException(required(code, Json.CODE), required(message, Json.MESSAGE));
+            }
+            case Json.R_HEADER -> throw corrupt("a second header record");
+            default -> throw corrupt("unknown record type '" + kind + "'");
+        }
+        endRecord();
+        return r;
+    }
+
+    /** Positions the parser on the START_OBJECT of the next record; false at the end of the records. */
+    private boolean nextRecord() throws IOException {
+        if (bson != null) {
+            byte[] document = bson.next();
+            if (document == null) {
+                return false;
+            }
+            p = BSON.createParser(new ByteArrayInputStream(document, 0, bson.length()));
+        }
+        JsonToken t = p.nextToken();
+        if (t == JsonToken.START_OBJECT) {
+            return true;
+        }
+        if (t == null || (bson == null && t == JsonToken.END_ARRAY)) {
+            return false;
+        }
+        throw corrupt("a record is an object, not " + t);
+    }
+
+    /** Reads the {@code record} field, which comes first. */
+    private String recordKind() throws IOException {
+        if (!nextField() || !Json.RECORD.equals(field)) {
+            throw corrupt("a record object starts with the field '" + Json.RECORD + "'");
+        }
+        return text();
+    }
+
+    /** After a record's END_OBJECT: a BSON document must be over. */
+    private void endRecord() throws IOException {
+        if (bson != null) {
+            JsonToken t = p.nextToken();
+            if (t != null) {
+                throw corrupt("a BSON document holds more than one record object");
+            }
+            p.close();
+        }
+    }
+
+    /** After the closing record: the JSON array ends, then the input; BSON input ends. */
+    private void expectEnd() throws IOException {
+        if (bson != null) {
+            if (bson.next() != null) {
+                throw corrupt("documents after the closing record");
+            }
+        } else {
+            JsonToken t = p.nextToken();
+            if (t != JsonToken.END_ARRAY) {
+                throw t == null ? truncated() : corrupt("records after the closing record");
+            }
+            if (p.nextToken() != null) {
+                throw corrupt("content after the end of the array");
+            }
+        }
+    }
+
+    /** Advances to the next field name of the current object (true), or its END_OBJECT (false). */
+    private boolean nextField() throws IOException {
+        JsonToken t = p.nextToken();
+        if (t == JsonToken.FIELD_NAME) {
+            field = p.currentName();
+            p.nextToken();  // onto the value
+            return true;
+        }
+        if (t == JsonToken.END_OBJECT) {
+            return false;
+        }
+        throw t == null ? truncated() : corrupt("expected a field name, found " + t);
+    }
+
+    private <T> T required(T value, String field) throws CorruptStreamException {
+        if (value == null) {
+            throw corrupt("record without '" + field + "'");
+        }
+        return value;
+    }
+
+    private List<String> labels() throws IOException {
+        expect(JsonToken.START_ARRAY);
+        List<String> labels = new ArrayList<>(4);
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            labels.add(text());
+        }
+        return labels;
+    }
+
+    private Map<String, Object> properties() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        Map<String, Object> properties = new LinkedHashMap<>();
+        while (nextField()) {
+            String key = field;
+            if (properties.put(key, value()) != null) {
+                throw corrupt("property '" + key + "' twice in one record");
+            }
+        }
+        return properties;
+    }
+
+    // ---- values -------------------------------------------------------------------------------------------
+
+    /** The value at the current token. */
+    private Object value() throws IOException {
+        JsonToken t = p.currentToken();
+        if (t == null) {
+            throw truncated();
+        }
+        return switch (t) {
+            case VALUE_TRUE -> Boolean.TRUE;
+            case VALUE_FALSE -> Boolean.FALSE;
+            case VALUE_NUMBER_INT -> integer(Long.MIN_VALUE, Long.MAX_VALUE);
+            case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
+            case VALUE_STRING -> p.getText();
+            case START_OBJECT -> tagged();
+            default -> throw corrupt("unexpected " + t + " as a value");
+        };
+    }
+
+    private Object tagged() throws IOException {
+        if (!nextField()) {
+            throw corrupt("empty object as a value");
+        }
+        String tag = field;
+        Object value = switch (tag) {
+            case Json.BYTE -> (byte) integer(Byte.MIN_VALUE, Byte.MAX_VALUE);
+            case Json.SHORT -> (short) integer(Short.MIN_VALUE, Short.MAX_VALUE);
+            case Json.INT -> (int) integer(Integer.MIN_VALUE, Integer.MAX_VALUE);
+            case Json.FLOAT -> floatPayload();
+            case Json.DOUBLE -> doublePayload();
+            case Json.CHAR -> charPayload();
+            case Json.BYTES -> binary();
+            case Json.VECTOR -> vector();
+            default -> {
+                ArrayKind kind = ARRAY_KINDS.get(tag);
+                yield kind != null ? array(kind) : element(elementKind(tag));
+            }
+        };
+        if (p.nextToken() != JsonToken.END_OBJECT) {
+            throw corrupt("a tagged value has exactly one field, '" + tag + "' has company");
+        }
+        return value;
+    }
+
+    private ArrayKind elementKind(String tag) throws CorruptStreamException {
+        return switch (tag) {
+            case Json.POINT -> ArrayKind.POINT;
+            case Json.DURATION -> ArrayKind.DURATION;
+            case Json.DATE -> ArrayKind.DATE;
+            case Json.LOCAL_TIME -> ArrayKind.LOCAL_TIME;
+            case Json.TIME -> ArrayKind.TIME;
+            case Json.LOCAL_DATE_TIME -> ArrayKind.LOCAL_DATE_TIME;
+            case Json.DATE_TIME -> ArrayKind.DATE_TIME;
+            case Json.UUID -> ArrayKind.UUID;
+            default -> throw corrupt("unknown value tag '" + tag + "'");
+        };
+    }
+
+    /** The payload of one element of {@code kind} at the current token (objects only, for Object[] arrays). */
+    private Object element(ArrayKind kind) throws IOException {
+        return switch (kind) {
+            case STRING -> text();
+            case POINT -> point();
+            case DURATION -> duration();
+            case DATE -> temporal(DateTimeFormatter.ISO_LOCAL_DATE, LocalDate::from);
+            case LOCAL_TIME -> temporal(DateTimeFormatter.ISO_LOCAL_TIME, LocalTime::from);
+            case TIME -> temporal(DateTimeFormatter.ISO_OFFSET_TIME, OffsetTime::from);
+            case LOCAL_DATE_TIME -> temporal(DateTimeFormatter.ISO_LOCAL_DATE_TIME, LocalDateTime::from);
+            case DATE_TIME -> temporal(DateTimeFormatter.ISO_ZONED_DATE_TIME, ZonedDateTime::from);
+            case UUID -> uuid();
+            default -> throw new IllegalStateException(kind + " is a primitive element");
+        };
+    }
+
+    private Object array(ArrayKind kind) throws IOException {
+        expect(JsonToken.START_ARRAY);
+        int n = Integer.MAX_VALUE;  // unknown up front: arrays grow as elements arrive
+        int i = 0;
+        switch (kind) {
+            case BOOLEAN -> {
+                boolean[] a = new boolean[8];
+                for (; p.nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = bool();
+                }
+                return Arrays.copyOf(a, i);
+            }
+            case SHORT -> {
+                short[] a = new short[8];
+                for (; p.nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = (short) integer(Short.MIN_VALUE, Short.MAX_VALUE);
+                }
+                return Arrays.copyOf(a, i);
+            }
+            case INT -> {
+                int[] a = new int[8];
+                for (; p.nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = (int) integer(Integer.MIN_VALUE, Integer.MAX_VALUE);
+                }
+                return Arrays.copyOf(a, i);
+            }
+            case LONG -> {
+                long[] a = new long[8];
+                for (; p.nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = integer(Long.MIN_VALUE, Long.MAX_VALUE);
+                }
+                return Arrays.copyOf(a, i);
+            }
+            case FLOAT -> {
+                float[] a = new float[8];
+                for (; p.nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = floatPayload();
+                }
+                return Arrays.copyOf(a, i);
+            }
+            case DOUBLE -> {
+                double[] a = new double[8];
+                for (; p.nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = doublePayload();
+                }
+                return Arrays.copyOf(a, i);
+            }
+            case CHAR -> {
+                char[] a = new char[8];
+                for (; p.nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = charPayload();
+                }
+                return Arrays.copyOf(a, i);
+            }
+            default -> {
+                Object[] a = switch (kind) {
+                    case STRING -> new String[8];
+                    case POINT -> new Point[8];
+                    case DURATION -> new Duration[8];
+                    case DATE -> new LocalDate[8];
+                    case LOCAL_TIME -> new LocalTime[8];
+                    case TIME -> new OffsetTime[8];
+                    case LOCAL_DATE_TIME -> new LocalDateTime[8];
+                    case DATE_TIME -> new ZonedDateTime[8];
+                    case UUID -> new UUID[8];
+                    default -> throw new IllegalStateException(kind.name());
+                };
+                for (; p.nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = element(kind);
+                }
+                return Arrays.copyOf(a, i);
+            }
+        }
+    }
+
+    private Vector vector() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        VectorKind kind = null;
+        Object values = null;
+        while (nextField()) {
+            switch (field) {
+                case Json.KIND -> {
+                    String name = text();
+                    try {
+                        kind = VectorKind.valueOf(name);
+                    } catch (IllegalArgumentException e) {
+                        throw corrupt("unknown vector kind '" + name + "'");
+                    }
+                }
+                case Json.VALUES -> {
+                    if (kind == null) {
+                        throw corrupt("vector values before its kind");
+                    }
+                    values = switch (kind) {
+                        case INT8 -> {
+                            short[] s = (short[]) array(ArrayKind.SHORT);
+                            byte[] b = new byte[s.length];
+                            for (int i = 0; i < s.length; i++) {
+                                if (s[i] != (byte) s[i]) {
+                                    throw corrupt("INT8 vector element " + s[i]);
+                                }
+                                b[i] = (byte) s[i];
+                            }
+                            yield b;
+                        }
+                        case INT16 -> array(ArrayKind.SHORT);
+                        case INT32 -> array(ArrayKind.INT);
+                        case INT64 -> array(ArrayKind.LONG);
+                        case FLOAT32 -> array(ArrayKind.FLOAT);
+                        case FLOAT64 -> array(ArrayKind.DOUBLE);
+                    };
+                }
+                default -> p.skipChildren();
+            }
+        }
+        return new Vector(required(kind, Json.KIND), required(values, Json.VALUES));
+    }
+
+    private Point point() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        Integer srid = null;
+        double[] coordinates = null;
+        while (nextField()) {
+            switch (field) {
+                case Json.SRID -> srid = (int) integer(Integer.MIN_VALUE, Integer.MAX_VALUE);
+                case Json.COORDINATES -> coordinates = (double[]) array(ArrayKind.DOUBLE);
+                default -> p.skipChildren();
+            }
+        }
+        if (coordinates != null && coordinates.length != 2 && coordinates.length != 3) {
+            throw corrupt("a point has 2 or 3 coordinates, not " + coordinates.length);
+        }
+        return new Point(required(srid, Json.SRID), required(coordinates, Json.COORDINATES));
+    }
+
+    private Duration duration() throws IOException {
+        long[] parts = (long[]) array(ArrayKind.LONG);
+        if (parts.length != 4 || parts[3] != (int) parts[3]) {
+            throw corrupt("a duration is [months, days, seconds, nanos], not " + Arrays.toString(parts));
+        }
+        return new Duration(parts[0], parts[1], parts[2], (int) parts[3]);
+    }
+
+    private <T> T temporal(DateTimeFormatter format, TemporalQuery<T> query) throws IOException {
+        return format.parse(text(), query);
+    }
+
+    private UUID uuid() throws IOException {
+        String s = text();
+        if (s.length() != 36) {
+            throw corrupt("malformed UUID '" + s + "'");
+        }
+        return UUID.fromString(s);
+    }
+
+    private byte[] binary() throws IOException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_EMBEDDED_OBJECT && p.getEmbeddedObject() instanceof byte[] b) {
+            return b;  // BSON binary
+        }
+        if (t == JsonToken.VALUE_STRING) {
+            return p.getBinaryValue();  // JSON base64
+        }
+        throw corrupt("bytes payload is " + t);
+    }
+
+    private float floatPayload() throws IOException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_NUMBER_FLOAT || t == JsonToken.VALUE_NUMBER_INT) {
+            return p.getFloatValue();
+        }
+        return (float) nonFinite(t);
+    }
+
+    private double doublePayload() throws IOException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_NUMBER_FLOAT || t == JsonToken.VALUE_NUMBER_INT) {
+            return p.getDoubleValue();
+        }
+        return nonFinite(t);
+    }
+
+    private double nonFinite(JsonToken t) throws IOException {
+        if (t != JsonToken.VALUE_STRING) {
+            throw corrupt("expected a number, found " + t);
+        }
+        return switch (p.getText()) {
+            case Json.NAN -> Double.NaN;
+            case Json.INFINITY -> Double.POSITIVE_INFINITY;
+            case Json.NEGATIVE_INFINITY -> Double.NEGATIVE_INFINITY;
+            default -> throw corrupt("expected a number, found '" + p.getText() + "'");
+        };
+    }
+
+    private char charPayload() throws IOException {
+        String s = text();
+        if (s.length() != 1) {
+            throw corrupt("a char payload is one character, not '" + s + "'");
+        }
+        return s.charAt(0);
+    }
+
+    private long integer(long min, long max) throws IOException {
+        if (p.currentToken() != JsonToken.VALUE_NUMBER_INT) {
+            throw corrupt("expected an integer, found " + p.currentToken());
+        }
+        JsonParser.NumberType type = p.getNumberType();
+        if (type != JsonParser.NumberType.INT && type != JsonParser.NumberType.LONG) {
+            throw corrupt("integer " + p.getText() + " outside the long range");
+        }
+        long v = p.getLongValue();
+        if (v < min || v > max) {
+            throw corrupt("integer " + v + " outside " + min + ".." + max);
+        }
+        return v;
+    }
+
+    private boolean bool() throws IOException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_TRUE || t == JsonToken.VALUE_FALSE) {
+            return t == JsonToken.VALUE_TRUE;
+        }
+        throw corrupt("expected a boolean, found " + t);
+    }
+
+    private String text() throws IOException {
+        if (p.currentToken() != JsonToken.VALUE_STRING) {
+            throw corrupt("expected a string, found " + p.currentToken());
+        }
+        return p.getText();
+    }
+
+    private void expect(JsonToken expected) throws IOException {
+        if (p.currentToken() != expected) {
+            throw corrupt("expected " + expected + ", found " + p.currentToken());
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            if (p != null) {
+                p.close();
+            }
+        } finally {
+            super.close();
+        }
+    }
+}

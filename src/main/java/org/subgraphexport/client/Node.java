@@ -1,0 +1,35 @@
+package org.subgraphexport.client;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A node.
+ *
+ * @param id         element id, e.g. {@code "4:3f1c...:17"}
+ * @param labels     labels in stream order
+ * @param properties properties in stream order (unmodifiable); values are the types listed in
+ *                   {@link RecordReader}. Equality, hash code and string form compare arrays by content.
+ */
+public record Node(String id, List<String> labels, Map<String, Object> properties) implements Record {
+    public Node {
+        labels = List.copyOf(labels);
+        properties = Values.freeze(properties);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Node n && id.equals(n.id) && labels.equals(n.labels)
+                && Values.propertiesEqual(properties, n.properties);
+    }
+
+    @Override
+    public int hashCode() {
+        return (id.hashCode() * 31 + labels.hashCode()) * 31 + Values.propertiesHash(properties);
+    }
+
+    @Override
+    public String toString() {
+        return "Node[id=" + id + ", labels=" + labels + ", properties=" + Values.toString(properties) + "]";
+    }
+}

@@ -1,0 +1,7 @@
+/**
+ * Public API: decoders for the export streams, no Neo4j. {@link org.subgraphexport.client.RecordReader} reads a
+ * stream in any {@link org.subgraphexport.format.Format} record by record into the
+ * {@link org.subgraphexport.client.Record} model; {@link org.subgraphexport.client.Subgraph} collects a small one.
+ * Depends on jackson-core and bson4jackson (json, bson) and compress-lzf (kryo-lzf); not on Kryo.
+ */
+package org.subgraphexport.client;

@@ -1,0 +1,98 @@
+package org.subgraphexport.server;
+
+import java.util.Set;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.Response;
+import javax.ws.rs.core.UriInfo;
+import org.neo4j.configuration.Config;
+import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.QueryExecutionException;
+import org.neo4j.graphdb.QueryExecutionType;
+import org.neo4j.graphdb.Result;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.internal.kernel.api.security.SecurityContext;
+import org.neo4j.internal.kernel.api.security.StaticAccessMode;
+import org.neo4j.kernel.impl.api.security.RestrictedAccessMode;
+import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.neo4j.logging.Log;
+import org.neo4j.logging.LogProvider;
+import org.subgraphexport.format.Format;
+import org.subgraphexport.read.CypherGraphExport;
+
+/**
+ * {@code POST /{format}/cypher} with {@code {"query","params"}}: the graph of every node and relationship in
+ * the result, each once, in the same record stream as traverse. The query runs in a transaction restricted to
+ * reading: a query that writes fails before anything is streamed and changes nothing. The query is started
+ * and its first row fetched before the response begins, so syntax errors, missing parameters, write
+ * attempts and failures of the first row answer with a status and a JSON body carrying Neo4j's code.
+ */
+@Path("/{format}/cypher")
+public final class CypherResource {
+    static final Set<String> PARAMETERS = Set.of("db", "mode");
+    static final String WRITE_REFUSED = "Export.WriteQueryRefused";
+
+    private final Databases databases;
+    private final Log log;
+
+    public CypherResource(@Context DatabaseManagementService dbms, @Context Config config, @Context LogProvider logs) {
+        this.databases = new Databases(dbms, config);
+        this.log = logs.getLog(CypherResource.class);
+    }
+
+    @POST
+    public Response cypher(@PathParam("format") String formatName, @Context UriInfo uri, byte[] body) {
+        Format format = Formats.require(formatName);
+        RequestParameters params = new RequestParameters(uri, PARAMETERS);
+        String mode = params.get("mode");
+        if (mode != null && !mode.equals("graph")) {
+            throw ApiError.badParameter("mode must be 'graph' (mode=rows is not available yet), got '"
+                    + RequestParameters.abbreviate(mode) + "'");
+        }
+        CypherRequest request = CypherRequest.parse(body);
+        GraphDatabaseService db = databases.require(params.get("db"));
+
+        InternalTransaction tx = (InternalTransaction) db.beginTx();
+        Result result;
+        try {
+            SecurityContext caller = tx.securityContext();
+            tx.overrideWith(caller.withMode(new RestrictedAccessMode(caller.mode(), StaticAccessMode.READ)));
+            result = tx.execute(request.query(), request.params());
+            QueryExecutionType.QueryType type = result.getQueryExecutionType().queryType();
+            if (type != QueryExecutionType.QueryType.READ_ONLY) {
+                throw new ApiError(Response.Status.BAD_REQUEST, WRITE_REFUSED,
+                        "the Cypher endpoint runs read-only queries; this one is " + type);
+            }
+            result.hasNext(); // runs the query up to its first row: its failures still get a status
+        } catch (ApiError e) {
+            tx.close();
+            throw e;
+        } catch (RuntimeException e) {
+            tx.close();
+            throw queryError(e);
+        }
+        Transaction open = tx;
+        ExportOutput output = new ExportOutput(() -> open, format,
+                (t, out) -> CypherGraphExport.run(t, result, out), log);
+        return Response.ok(output, format.mediaType()).build();
+    }
+
+    /** A failure of the query before streaming, as a status and Neo4j's code; rethrows what has no code. */
+    static ApiError queryError(RuntimeException e) {
+        String code = e instanceof QueryExecutionException q && q.getStatusCode() != null ? q.getStatusCode() : ExportOutput.code(e);
+        if (code.equals(ExportOutput.FAILED)) {
+            throw e;
+        }
+        if (code.equals("Neo.ClientError.Security.Forbidden")) {
+            return new ApiError(Response.Status.BAD_REQUEST, WRITE_REFUSED,
+                    "the Cypher endpoint runs read-only queries: " + code + ": " + e.getMessage());
+        }
+        Response.Status status = code.startsWith("Neo.ClientError.") ? Response.Status.BAD_REQUEST
+                : code.startsWith("Neo.TransientError.") ? Response.Status.SERVICE_UNAVAILABLE
+                : Response.Status.INTERNAL_SERVER_ERROR;
+        return new ApiError(status, code, e.getMessage());
+    }
+}

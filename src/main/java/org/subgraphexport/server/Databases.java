@@ -1,0 +1,38 @@
+package org.subgraphexport.server;
+
+import javax.ws.rs.core.Response;
+import org.neo4j.configuration.Config;
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.dbms.api.DatabaseNotFoundException;
+import org.neo4j.graphdb.GraphDatabaseService;
+
+/** Resolves the {@code db} parameter; absent means the server's default database. */
+final class Databases {
+    private final DatabaseManagementService dbms;
+    private final Config config;
+
+    Databases(DatabaseManagementService dbms, Config config) {
+        this.dbms = dbms;
+        this.config = config;
+    }
+
+    GraphDatabaseService require(String name) {
+        String database = name == null ? config.get(GraphDatabaseSettings.initial_default_database) : name.strip();
+        if (database.isEmpty()) {
+            throw ApiError.badParameter("db must not be empty");
+        }
+        GraphDatabaseService db;
+        try {
+            db = dbms.database(database);
+        } catch (DatabaseNotFoundException e) {
+            throw new ApiError(Response.Status.NOT_FOUND, ApiError.DATABASE_NOT_FOUND,
+                    "database '" + RequestParameters.abbreviate(database) + "' does not exist");
+        }
+        if (!db.isAvailable(1000)) {
+            throw new ApiError(Response.Status.SERVICE_UNAVAILABLE, ApiError.DATABASE_UNAVAILABLE,
+                    "database '" + database + "' is not available");
+        }
+        return db;
+    }
+}

@@ -1,0 +1,144 @@
+package org.subgraphexport.server;
+
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import javax.ws.rs.core.StreamingOutput;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.kernel.api.exceptions.Status;
+import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.neo4j.logging.Log;
+import org.subgraphexport.format.Format;
+import org.subgraphexport.format.GraphWriter;
+
+/**
+ * The streaming half of every export endpoint: opens the read transaction, the writer and the body inside
+ * {@link #write}, and decides how the stream ends.
+ * <ul>
+ *   <li>Success: the body writes its end record; the writer is finished; the transaction closes (read only,
+ *       nothing to commit).</li>
+ *   <li>A failure while reading or encoding: an error record with the Neo4j status code when there is one,
+ *       then the writer is finished, so the client sees a well-formed stream that says what went wrong.</li>
+ *   <li>The client went away (a write to the servlet stream failed): nothing more can be written; the
+ *       transaction is terminated so the read stops and its resources are released, and the exception is
+ *       rethrown for the container.</li>
+ * </ul>
+ */
+final class ExportOutput implements StreamingOutput {
+    /** The export itself, run inside the transaction; must write the end record on success. */
+    @FunctionalInterface
+    interface Body {
+        void run(InternalTransaction tx, GraphWriter out) throws Exception;
+    }
+
+    static final String FAILED = "Export.Failed";
+
+    /** Opens (or hands over) the export's transaction; it is closed at the end of {@link #write}. */
+    @FunctionalInterface
+    interface TransactionSource {
+        Transaction open();
+    }
+
+    private final TransactionSource transactions;
+    private final Format format;
+    private final Body body;
+    private final Log log;
+
+    ExportOutput(GraphDatabaseService db, Format format, Body body, Log log) {
+        this(db::beginTx, format, body, log);
+    }
+
+    ExportOutput(TransactionSource transactions, Format format, Body body, Log log) {
+        this.transactions = transactions;
+        this.format = format;
+        this.body = body;
+        this.log = log;
+    }
+
+    @Override
+    public void write(OutputStream servletStream) throws IOException {
+        ClientStream client = new ClientStream(servletStream);
+        GraphWriter out = format.open(client);
+        try (Transaction tx = transactions.open()) {
+            try {
+                body.run((InternalTransaction) tx, out);
+                out.finish();
+            } catch (Throwable failure) {
+                if (client.failed != null) {
+                    tx.terminate();
+                    log.info("export to %s client ended early: %s", format.pathSegment(), client.failed.getMessage());
+                    throw client.failed;
+                }
+                log.warn("export failed after streaming started: " + failure, failure);
+                try {
+                    out.error(code(failure), message(failure));
+                    out.finish();
+                } catch (IOException e) {
+                    tx.terminate();
+                    throw client.failed != null ? client.failed : e;
+                }
+            }
+        }
+    }
+
+    static String code(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof Status.HasStatus s) {
+                return s.status().code().serialize();
+            }
+        }
+        return FAILED;
+    }
+
+    static String message(Throwable t) {
+        String m = t.getMessage();
+        return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
+    }
+
+    /** Remembers the first failure of the servlet stream: after it the client is gone. */
+    private static final class ClientStream extends FilterOutputStream {
+        IOException failed;
+
+        ClientStream(OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            try {
+                out.write(b);
+            } catch (IOException e) {
+                throw fail(e);
+            }
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            try {
+                out.write(b, off, len);
+            } catch (IOException e) {
+                throw fail(e);
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            try {
+                out.flush();
+            } catch (IOException e) {
+                throw fail(e);
+            }
+        }
+
+        @Override
+        public void close() {
+            // The container owns and closes the servlet stream.
+        }
+
+        private IOException fail(IOException e) {
+            if (failed == null) failed = e;
+            return e;
+        }
+    }
+}

@@ -1,0 +1,506 @@
+package org.subgraphexport.client;
+
+import com.esotericsoftware.kryo.io.Output;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.ning.compress.lzf.LZFEncoder;
+import de.undercouch.bson4jackson.BsonFactory;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.subgraphexport.format.FixtureStream;
+import org.subgraphexport.format.Format;
+import org.subgraphexport.format.GraphWriter;
+import org.subgraphexport.format.Wire;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Decoders under hostile input: truncation at every offset, garbage, absurd lengths, bad magic and versions,
+ * unknown tags, token references beyond the dictionary. Each must fail fast with {@link CorruptStreamException}
+ * (never another exception, an OutOfMemoryError or a hang).
+ */
+class HostileInputTest {
+    private static final java.time.Duration LIMIT = java.time.Duration.ofSeconds(30);
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void truncatedAtEveryOffsetOfTheCompactFixture(Format format) {
+        byte[] bytes = FixtureStream.compact().bytes(format);
+        assertTimeoutPreemptively(LIMIT, () -> {
+            for (int cut = 0; cut < bytes.length; cut++) {
+                assertCorrupt(format, Arrays.copyOf(bytes, cut), "cut at " + cut + " of " + bytes.length);
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void smallStreamTruncatedAtEveryOffsetReadOneByteAtATime(Format format) {
+        byte[] bytes = FixtureStream.small().bytes(format);
+        assertTimeoutPreemptively(LIMIT, () -> {
+            for (int cut = 0; cut < bytes.length; cut++) {
+                byte[] prefix = Arrays.copyOf(bytes, cut);
+                CorruptStreamException e = assertThrows(CorruptStreamException.class,
+                        () -> Streams.decode(format, Streams.tiny(prefix)), "cut at " + cut);
+                assertTrue(e.getMessage() != null && !e.getMessage().isEmpty());
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void fullFixtureTruncatedAtAStride(Format format) {
+        byte[] bytes = FixtureStream.full().bytes(format);
+        assertTimeoutPreemptively(LIMIT, () -> {
+            for (int cut = 0; cut < bytes.length; cut += 1999) {
+                assertCorrupt(format, Arrays.copyOf(bytes, cut), "cut at " + cut);
+            }
+            for (int cut = Math.max(0, bytes.length - 100); cut < bytes.length; cut++) {
+                assertCorrupt(format, Arrays.copyOf(bytes, cut), "cut at " + cut);
+            }
+        });
+    }
+
+    @Test
+    void truncationMessageCountsRecords() throws IOException {
+        byte[] bytes = FixtureStream.small().bytes(Format.KRYO);
+        CorruptStreamException e = assertThrows(CorruptStreamException.class,
+                () -> Streams.decode(Format.KRYO, Arrays.copyOf(bytes, bytes.length - 4)));
+        assertTrue(e.getMessage().startsWith("stream truncated after 4 records"), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void garbage(Format format) {
+        Random random = new Random(42);
+        assertTimeoutPreemptively(LIMIT, () -> {
+            for (int i = 0; i < 300; i++) {
+                byte[] bytes = new byte[random.nextInt(i < 10 ? 10 : 3000)];
+                random.nextBytes(bytes);
+                assertCorrupt(format, bytes, "garbage " + i);
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void garbageAfterAValidHeader(Format format) {
+        byte[] header = headerOnly(format == Format.KRYO_LZF ? Format.KRYO : format);
+        Random random = new Random(43);
+        assertTimeoutPreemptively(LIMIT, () -> {
+            for (int i = 0; i < 300; i++) {
+                byte[] tail = new byte[random.nextInt(2000)];
+                random.nextBytes(tail);
+                assertCorrupt(format, kryoFor(format, concat(header, tail)), "tail " + i);
+            }
+        });
+    }
+
+    /** Random byte changes: the decoder returns a (different) subgraph or fails cleanly, nothing else. */
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void mutatedStreams(Format format) {
+        byte[] valid = FixtureStream.compact().bytes(format);
+        Random random = new Random(44);
+        assertTimeoutPreemptively(LIMIT, () -> {
+            for (int i = 0; i < 500; i++) {
+                byte[] bytes = valid.clone();
+                for (int k = 1 + random.nextInt(3); k > 0; k--) {
+                    int at = random.nextInt(bytes.length);
+                    bytes[at] = random.nextBoolean() ? (byte) random.nextInt() : (byte) (bytes[at] ^ 1 << random.nextInt(8));
+                }
+                try {
+                    Streams.decode(format, bytes);
+                } catch (CorruptStreamException | ExportFailedException expected) {
+                    // clean failure
+                } catch (Throwable t) {
+                    fail("mutation " + i + " raised " + t, t);
+                }
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"KRYO", "KRYO_LZF"})
+    void kryoAbsurdLengthsFailFast(Format format) {
+        List<byte[]> streams = new ArrayList<>();
+        streams.add(kryo(o -> {}, Integer.MAX_VALUE));  // database name of 2^31-1 bytes
+        streams.add(kryo(o -> {}, Wire.MAX_LENGTH));    // allowed length, few bytes
+        streams.add(kryo(o -> {}, Wire.MAX_LENGTH + 1));
+        streams.add(kryo(o -> {
+            node(o);
+            o.writeVarInt(Integer.MAX_VALUE, true);      // label count
+        }, -1));
+        streams.add(kryo(o -> property(o, Wire.T_BYTES, Integer.MAX_VALUE), -1));
+        streams.add(kryo(o -> property(o, Wire.T_BYTES, Wire.MAX_LENGTH), -1));
+        streams.add(kryo(o -> property(o, Wire.T_STRING, Wire.MAX_LENGTH), -1));
+        streams.add(kryo(o -> {
+            propertyTag(o, Wire.T_ARRAY);
+            o.writeByte(Wire.T_LONG);
+            o.writeVarInt(Integer.MAX_VALUE, true);
+        }, -1));
+        for (int elementTag : new int[] {Wire.T_BOOLEAN, Wire.T_SHORT, Wire.T_INT, Wire.T_LONG, Wire.T_FLOAT,
+                Wire.T_DOUBLE, Wire.T_CHAR, Wire.T_STRING, Wire.T_POINT, Wire.T_UUID, Wire.T_DATE_TIME}) {
+            streams.add(kryo(o -> {
+                propertyTag(o, Wire.T_ARRAY);
+                o.writeByte(elementTag);
+                o.writeVarInt(Wire.MAX_LENGTH, true);
+                o.writeBytes(new byte[] {1, 2, 3});
+            }, -1));
+        }
+        for (int kind = 0; kind < 6; kind++) {
+            int k = kind;
+            streams.add(kryo(o -> {
+                propertyTag(o, Wire.T_VECTOR);
+                o.writeByte(k);
+                o.writeVarInt(Wire.MAX_LENGTH, true);
+                o.writeBytes(new byte[] {1, 2, 3});
+            }, -1));
+        }
+        assertAllCorrupt(format, streams.stream().map(b -> kryoFor(format, b)).toList());
+    }
+
+    @Test
+    void bsonAbsurdLengthsFailFast() {
+        List<byte[]> streams = new ArrayList<>();
+        byte[] header = header(Format.BSON);
+        streams.add(le(Integer.MAX_VALUE, 1, 2, 3));                               // document length 2^31-1
+        streams.add(le(Wire.MAX_BSON_DOCUMENT, 1, 2, 3));                          // allowed length, few bytes
+        streams.add(le(-5, 0));
+        streams.add(le(3, 0));
+        // {"record": <string of length 2^31-1>}
+        streams.add(concat(header, document(0x02, "record", le(Integer.MAX_VALUE, 'x', 0))));
+        // {"record": <binary of length 2^31-1>}
+        streams.add(concat(header, document(0x05, "record", le(Integer.MAX_VALUE, 0, 1, 2))));
+        // {"record": <binary subtype 2 (old), length 1 but inner length 2^31-1>}
+        streams.add(concat(header, document(0x05, "record", le(5, 2, 0xFF, 0xFF, 0xFF, 0x7F, 0))));
+        // {"record": <document of length 2^31-1>}
+        streams.add(concat(header, document(0x03, "record", le(Integer.MAX_VALUE, 0))));
+        // {"record": regex}: a type the writer never uses
+        streams.add(concat(header, document(0x0B, "record", new byte[] {'a', 0, 0})));
+        assertAllCorrupt(Format.BSON, streams);
+    }
+
+    @Test
+    void jsonHugeNumbersAndDeepNestingFailFast() {
+        String header = "[{\"record\":\"header\",\"version\":1,\"database\":\"d\",\"root\":\"\"},";
+        List<byte[]> streams = new ArrayList<>();
+        streams.add(utf8(header + "{\"record\":\"node\",\"id\":\"n\",\"labels\":[],\"properties\":{\"x\":"
+                + "9".repeat(5000) + "}}"));
+        streams.add(utf8(header + "{\"record\":\"node\",\"id\":\"n\",\"labels\":[],\"properties\":{\"x\":"
+                + "99999999999999999999}}"));
+        streams.add(utf8(header + "[".repeat(100_000)));
+        streams.add(utf8(header + "{\"record\":\"node\",\"id\":\"n\",\"labels\":[],\"properties\":{\"x\":"
+                + "{\"int[]\":" + "[".repeat(100_000)));
+        streams.add(utf8("[" + "{\"a\":".repeat(100_000)));
+        assertAllCorrupt(Format.JSON, streams);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void badMagicOrVersion(Format format) {
+        List<byte[]> streams = new ArrayList<>();
+        switch (format) {
+            case KRYO, KRYO_LZF -> {
+                byte[] valid = FixtureStream.small().bytes(Format.KRYO);
+                byte[] magic = valid.clone();
+                magic[2] = 'Y';
+                byte[] version = valid.clone();
+                version[3] = 2;
+                streams.add(magic);
+                streams.add(version);
+                streams.add(new byte[] {'S', 'G', 'X'});
+                if (format == Format.KRYO_LZF) {
+                    streams = new ArrayList<>(streams.stream().map(LZFEncoder::encode).toList());
+                    streams.add(valid);  // not LZF at all
+                    byte[] lzf = LZFEncoder.encode(valid);
+                    lzf[1] = 'W';        // bad chunk signature
+                    streams.add(lzf);
+                }
+            }
+            case JSON, BSON -> {
+                String records = "[{\"record\":\"header\",\"version\":2,\"database\":\"d\",\"root\":\"\"},"
+                        + "{\"record\":\"end\",\"nodes\":0,\"relationships\":0,\"truncated\":false}]";
+                streams.add(encode(format, records));
+                streams.add(encode(format, records.replace("\"version\":2,", "")));
+                streams.add(encode(format, records.replace("\"header\"", "\"node\"")));
+                if (format == Format.JSON) {
+                    streams.add(utf8("{\"record\":\"header\"}"));
+                    streams.add(utf8(""));
+                }
+            }
+        }
+        assertAllCorrupt(format, streams);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"KRYO", "KRYO_LZF"})
+    void kryoUnknownTagsAndTokenIndexes(Format format) {
+        List<byte[]> streams = new ArrayList<>();
+        streams.add(kryo(o -> o.writeByte(0x7F), -1));                            // record tag
+        streams.add(kryo(o -> o.writeByte(Wire.HEADER), -1));                     // second header
+        streams.add(kryo(o -> property(o, 0x7F, 0), -1));                         // value tag
+        streams.add(kryo(o -> property(o, 0x00, 0), -1));                         // value tag 0
+        for (int bad : new int[] {Wire.T_BYTE, Wire.T_BYTES, Wire.T_VECTOR, Wire.T_ARRAY, 0x15, 0}) {
+            streams.add(kryo(o -> {                                                // array element tag
+                propertyTag(o, Wire.T_ARRAY);
+                o.writeByte(bad);
+                o.writeVarInt(1, true);
+                o.writeByte(0);
+            }, -1));
+        }
+        streams.add(kryo(o -> {                                                    // vector kind
+            propertyTag(o, Wire.T_VECTOR);
+            o.writeByte(6);
+            o.writeVarInt(0, true);
+        }, -1));
+        streams.add(kryo(o -> {                                                    // label index beyond size
+            o.writeByte(Wire.NODE);
+            o.writeVarLong(1, true);
+            o.writeVarInt(1, true);
+            o.writeVarInt(5, true);
+        }, -1));
+        streams.add(kryo(o -> {                                                    // type index beyond size
+            o.writeByte(Wire.RELATIONSHIP);
+            o.writeVarLong(1, true);
+            o.writeVarInt(1, true);
+        }, -1));
+        streams.add(kryo(o -> {                                                    // key index beyond size
+            node(o);
+            o.writeVarInt(0, true);
+            o.writeByte(Wire.PROPERTY);
+            o.writeVarInt(3, true);
+        }, -1));
+        streams.add(kryo(o -> {                                                    // property marker
+            node(o);
+            o.writeVarInt(0, true);
+            o.writeByte(7);
+        }, -1));
+        streams.add(kryo(o -> {                                                    // malformed varint
+            o.writeByte(Wire.NODE);
+            o.writeVarLong(1, true);
+            o.writeBytes(new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0x7F});
+        }, -1));
+        streams.add(kryo(o -> {                                                    // bytes after the end
+            o.writeByte(Wire.END);
+            o.writeVarLong(0, true);
+            o.writeVarLong(0, true);
+            o.writeByte(0);
+            o.writeByte(0);
+        }, -1));
+        streams.add(kryo(o -> {                                                    // truncated flag
+            o.writeByte(Wire.END);
+            o.writeVarLong(0, true);
+            o.writeVarLong(0, true);
+            o.writeByte(2);
+        }, -1));
+        assertAllCorrupt(format, streams.stream().map(b -> kryoFor(format, b)).toList());
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"JSON", "BSON"})
+    void jacksonUnknownTagsAndRecords(Format format) {
+        String head = "[{\"record\":\"header\",\"version\":1,\"database\":\"d\",\"root\":\"\"},";
+        String end = ",{\"record\":\"end\",\"nodes\":1,\"relationships\":0,\"truncated\":false}]";
+        String node = "{\"record\":\"node\",\"id\":\"n\",\"labels\":[],\"properties\":{\"x\":%s}}";
+        List<byte[]> streams = new ArrayList<>();
+        for (String value : new String[] {"{\"bogus\":1}", "{}", "{\"int\":1,\"int\":2}", "{\"int\":2147483648}",
+                "{\"byte\":300}", "{\"float\":\"nan\"}", "{\"char\":\"ab\"}", "{\"date\":\"2020-02-30\"}",
+                "{\"uuid\":\"1-1-1-1-1\"}", "{\"point\":{\"srid\":1,\"coordinates\":[1]}}",
+                "{\"duration\":[1,2,3]}", "{\"vector\":{\"kind\":\"INT4\",\"values\":[]}}",
+                "{\"vector\":{\"kind\":\"INT8\",\"values\":[300]}}", "{\"int[]\":[1,\"a\"]}", "{\"bytes[]\":[]}",
+                "{\"datetime\":\"2020-01-01T00:00:00+01:00[Nowhere/Nothing]\"}", "null", "[1]"}) {
+            streams.add(encode(format, head + String.format(node, value) + end));
+        }
+        streams.add(encode(format, head + "{\"record\":\"bogus\"}" + end));
+        streams.add(encode(format, head + "{\"id\":\"n\",\"record\":\"node\"}" + end));
+        streams.add(encode(format, head + "{\"record\":\"node\",\"labels\":[],\"properties\":{}}" + end));
+        streams.add(encode(format, head + "{\"record\":\"node\",\"id\":\"n\",\"labels\":[],\"properties\":{}}" + "]"));
+        streams.add(encode(format, head + "{\"record\":\"node\",\"id\":\"n\",\"labels\":[],\"properties\":{}}"
+                + end.replace("]", ",{\"record\":\"end\",\"nodes\":1,\"relationships\":0,\"truncated\":false}]")));
+        assertAllCorrupt(format, streams);
+        // the same frame with a valid value decodes: the failures above are about the values
+        assertTimeoutPreemptively(LIMIT, () -> Streams.decode(format,
+                encode(format, head + String.format(node, "{\"int\":1}") + end)));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void anIOExceptionOfTheSourcePassesUnchanged(Format format) {
+        byte[] bytes = FixtureStream.compact().bytes(format);
+        IOException failure = new IOException("connection reset");
+        InputStream in = new InputStream() {
+            private int at;
+
+            @Override
+            public int read() throws IOException {
+                if (at == bytes.length / 2) {
+                    throw failure;
+                }
+                return bytes[at++] & 0xFF;
+            }
+        };
+        IOException e = assertThrows(IOException.class, () -> Streams.decode(format, in));
+        assertSame(failure, e);
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------------------
+
+    private static void assertCorrupt(Format format, byte[] bytes, String what) {
+        try {
+            Streams.decode(format, bytes);
+            fail(what + ": decoded without error");
+        } catch (CorruptStreamException expected) {
+            // fine
+        } catch (Throwable t) {
+            fail(what + ": expected CorruptStreamException, got " + t, t);
+        }
+    }
+
+    private static void assertAllCorrupt(Format format, List<byte[]> streams) {
+        for (int i = 0; i < streams.size(); i++) {
+            byte[] bytes = streams.get(i);
+            String what = "stream " + i;
+            Executable check = () -> assertCorrupt(format, bytes, what);
+            assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), check, what);
+        }
+    }
+
+    /**
+     * A kryo stream: magic, version, header, then {@code body}; or, if {@code databaseLength >= 0}, a header
+     * whose database name claims that many bytes and has three.
+     */
+    private static byte[] kryo(Consumer<Output> body, int databaseLength) {
+        Output o = new Output(256, -1);
+        o.writeByte(Wire.MAGIC_0);
+        o.writeByte(Wire.MAGIC_1);
+        o.writeByte(Wire.MAGIC_2);
+        o.writeByte(Wire.VERSION);
+        o.writeByte(Wire.HEADER);
+        if (databaseLength >= 0) {
+            o.writeVarInt(databaseLength, true);
+            o.writeBytes(new byte[] {'a', 'b', 'c'});
+        } else {
+            for (String s : new String[] {"db", "4:x:0", "4:x:", "5:x:"}) {
+                o.writeVarInt(s.length(), true);
+                o.writeBytes(s.getBytes(StandardCharsets.UTF_8));
+            }
+            body.accept(o);
+        }
+        return o.toBytes();
+    }
+
+    /** The header record alone, as written (JSON: without the closing bracket). */
+    private static byte[] headerOnly(Format format) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            GraphWriter w = format.open(out);
+            w.header(FixtureStream.HEADER, RoundTripTest.names());
+            w.finish();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        byte[] bytes = out.toByteArray();
+        return format == Format.JSON ? Arrays.copyOf(bytes, bytes.length - 1) : bytes;
+    }
+
+    private static byte[] kryoFor(Format format, byte[] kryo) {
+        return format == Format.KRYO_LZF ? LZFEncoder.encode(kryo) : kryo;
+    }
+
+    private static void node(Output o) {
+        o.writeByte(Wire.NODE);
+        o.writeVarLong(1, true);
+    }
+
+    /** A node with one property "k" whose value has tag {@code tag}. */
+    private static void propertyTag(Output o, int tag) {
+        node(o);
+        o.writeVarInt(0, true);         // no labels
+        o.writeByte(Wire.PROPERTY);
+        o.writeVarInt(0, true);         // new key 0
+        o.writeVarInt(1, true);
+        o.writeByte('k');
+        o.writeByte(tag);
+    }
+
+    private static void property(Output o, int tag, int length) {
+        propertyTag(o, tag);
+        o.writeVarInt(length, true);
+        o.writeBytes(new byte[] {1, 2, 3});
+    }
+
+    private static byte[] header(Format format) {
+        return encode(format, "[{\"record\":\"header\",\"version\":1,\"database\":\"d\",\"root\":\"\"}]");
+    }
+
+    /** JSON records as the given format: JSON as is, BSON one document per record object. */
+    private static byte[] encode(Format format, String json) {
+        if (format == Format.JSON) {
+            return utf8(json);
+        }
+        try (JsonParser p = new JsonFactory().createParser(json)) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            JsonGenerator g = new BsonFactory().createGenerator(out);
+            p.nextToken();  // START_ARRAY
+            while (p.nextToken() == JsonToken.START_OBJECT) {
+                g.copyCurrentStructure(p);
+                g.flush();
+            }
+            g.close();
+            return out.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A BSON document with one element. */
+    private static byte[] document(int type, String name, byte[] value) {
+        byte[] n = name.getBytes(StandardCharsets.UTF_8);
+        int length = 4 + 1 + n.length + 1 + value.length + 1;
+        ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(length).put((byte) type).put(n).put((byte) 0).put(value).put((byte) 0);
+        return b.array();
+    }
+
+    /** A little-endian int32 followed by bytes. */
+    private static byte[] le(int value, int... bytes) {
+        ByteBuffer b = ByteBuffer.allocate(4 + bytes.length).order(ByteOrder.LITTLE_ENDIAN).putInt(value);
+        for (int x : bytes) {
+            b.put((byte) x);
+        }
+        return b.array();
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] r = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
+    }
+
+}

@@ -1,0 +1,163 @@
+package org.subgraphexport.format;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.subgraphexport.format.ValueSink.ArrayKind;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What every writer promises besides its bytes: stream ownership, flushing, token look-ups, misuse checks. */
+class WriterContractTest {
+    @Test
+    void formatsByPathSegmentAndMediaType() {
+        for (Format f : Format.values()) {
+            assertEquals(Optional.of(f), Format.fromPathSegment(f.pathSegment()));
+        }
+        assertEquals("kryo-lzf", Format.KRYO_LZF.pathSegment());
+        assertEquals("application/x-subgraph-kryo-lzf", Format.KRYO_LZF.mediaType());
+        assertEquals("application/bson", Format.BSON.mediaType());
+        assertEquals(Optional.empty(), Format.fromPathSegment("JSON"));
+        assertEquals(Optional.empty(), Format.fromPathSegment("xml"));
+        assertEquals(Optional.empty(), Format.fromPathSegment(null));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void neverClosesTheTargetAndFlushesOnlyWhenFinishingOrPerBufferFill(Format format) throws IOException {
+        TrackingStream target = new TrackingStream();
+        FixtureStream fixture = FixtureStream.full();
+        GraphWriter w = format.open(target);
+        fixture.write(w, fixture.tokens());
+        w.end(0, 0, false);
+        int flushesBeforeFinish = target.flushes;
+        w.finish();
+        assertFalse(target.closed, "closed the target");
+        assertTrue(target.flushes > flushesBeforeFinish, "finish flushes");
+        long uncompressed = format == Format.KRYO_LZF ? fixture.bytes(Format.KRYO).length : target.size();
+        long bufferFills = uncompressed / Wire.KRYO_BUFFER + 1;
+        assertTrue(target.flushes <= bufferFills + 1, target.flushes + " flushes for " + target.size() + " bytes");
+        if (format == Format.BSON || format == Format.JSON) {
+            assertEquals(0, flushesBeforeFinish, "no flush per record");
+        }
+        w.finish();  // idempotent
+        assertFalse(target.closed);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void asksForEachTokenNameOnce(Format format) throws IOException {
+        FixtureStream fixture = FixtureStream.full();
+        TokenNames names = fixture.tokens();
+        Map<String, Integer> asked = new HashMap<>();
+        TokenNames counting = new TokenNames() {
+            @Override
+            public String label(int id) {
+                asked.merge("label " + id, 1, Integer::sum);
+                return names.label(id);
+            }
+
+            @Override
+            public String relationshipType(int id) {
+                asked.merge("type " + id, 1, Integer::sum);
+                return names.relationshipType(id);
+            }
+
+            @Override
+            public String propertyKey(int id) {
+                asked.merge("key " + id, 1, Integer::sum);
+                return names.propertyKey(id);
+            }
+        };
+        GraphWriter w = format.open(new ByteArrayOutputStream());
+        fixture.write(w, counting);
+        assertTrue(asked.size() > 20);
+        asked.forEach((token, times) -> assertEquals(1, times, token));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void rejectsMisuseOfArrays(Format format) throws IOException {
+        GraphWriter w = format.open(new ByteArrayOutputStream());
+        w.header(FixtureStream.HEADER, FixtureStream.compact().tokens());
+        w.beginNode(1, new int[0], 0);
+        w.property(5);
+        w.beginArray(2, ArrayKind.INT);
+        w.writeInt(1);
+        assertThrows(IllegalStateException.class, () -> w.writeLong(2));
+        assertThrows(IllegalStateException.class, () -> w.beginArray(1, ArrayKind.INT));
+        assertThrows(IllegalStateException.class, () -> w.writeBytes(new byte[0]));
+    }
+
+    /** The Kryo string encoding is exactly String.getBytes(UTF_8), unpaired surrogates included. */
+    @Test
+    void kryoStringsAreJavaUtf8() {
+        Random random = new Random(3);
+        for (int i = 0; i < 2000; i++) {
+            int n = i < 100 ? i : random.nextInt(2000);
+            StringBuilder sb = new StringBuilder(n);
+            for (int k = 0; k < n; k++) {
+                sb.append(switch (random.nextInt(6)) {
+                    case 0 -> (char) random.nextInt(0x80);
+                    case 1 -> (char) (0x80 + random.nextInt(0x780));
+                    case 2 -> (char) (0x800 + random.nextInt(0xD000));
+                    case 3 -> (char) (0xD800 + random.nextInt(0x800));  // any surrogate, paired or not
+                    case 4 -> "😀";
+                    default -> (char) (0xE000 + random.nextInt(0x2000));
+                });
+            }
+            String s = sb.toString();
+            byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+            ByteArrayOutputStream target = new ByteArrayOutputStream();
+            WireOutput out = new WireOutput(target, 16);  // tiny buffer: every string crosses fills
+            out.writeWireString(s);
+            out.flush();
+            WireOutput expected = new WireOutput(16 + utf8.length);
+            expected.writeVarInt(utf8.length, true);
+            expected.writeBytes(utf8);
+            assertArrayEquals(expected.toBytes(), target.toByteArray(), () -> "string " + s.chars().boxed().toList());
+        }
+    }
+
+    private static final class TrackingStream extends OutputStream {
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int flushes;
+        boolean closed;
+
+        @Override
+        public void write(int b) {
+            bytes.write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            bytes.write(b, off, len);
+        }
+
+        @Override
+        public void flush() {
+            flushes++;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+
+        int size() {
+            return bytes.size();
+        }
+    }
+}
