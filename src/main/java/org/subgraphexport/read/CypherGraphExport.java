@@ -22,27 +22,33 @@ public final class CypherGraphExport implements AutoCloseable {
     private final LongBitSet nodes = new LongBitSet();
     private final LongBitSet relationships = new LongBitSet();
 
-    private CypherGraphExport(InternalTransaction tx, GraphWriter out) {
-        this.entities = new EntityWriter(tx.kernelTransaction(), out, Long.MAX_VALUE);
+    private CypherGraphExport(InternalTransaction tx, long maxNodes, GraphWriter out) {
+        this.entities = new EntityWriter(tx.kernelTransaction(), out, maxNodes);
     }
 
-    /** Writes header, the graph of every row of {@code result}, and the end record. */
-    public static void run(InternalTransaction tx, Result result, GraphWriter out) throws IOException {
+    /**
+     * Writes header, the graph of every row of {@code result}, and the end record. At {@code maxNodes} nodes the
+     * export stops and the end record says truncated.
+     */
+    public static void run(InternalTransaction tx, Result result, long maxNodes, GraphWriter out) throws IOException {
         KernelTransaction ktx = tx.kernelTransaction();
         ElementIds ids = ElementIds.of(tx.elementIdMapper());
         out.header(new Header(tx.getDatabaseName(), "", ids.nodePrefix(), ids.relationshipPrefix()),
                 new KernelTokenNames(ktx.tokenRead()));
-        try (CypherGraphExport export = new CypherGraphExport(tx, out)) {
+        try (CypherGraphExport export = new CypherGraphExport(tx, maxNodes, out)) {
+            rows:
             while (result.hasNext()) {
                 for (Object value : result.next().values()) {
                     export.visit(value);
+                    if (export.entities.truncated()) break rows;
                 }
             }
-            out.end(export.entities.nodes(), export.entities.relationships(), false);
+            out.end(export.entities.nodes(), export.entities.relationships(), export.entities.truncated());
         }
     }
 
     private void visit(Object value) throws IOException {
+        if (entities.truncated()) return;
         switch (value) {
             case null -> {}
             case Node node -> node(id(node));

@@ -34,7 +34,9 @@ import org.subgraphexport.format.GraphWriter;
  *   <li>Every node is written at most once; a relationship is written after both of its end nodes; a node's
  *       attached data follows it closely. Cycles terminate because nodes are marked when first emitted.</li>
  *   <li>{@code limit}: when one more node would exceed it, the walk stops; relationships to nodes not written
- *       are not written either, and the end record says {@code truncated}.</li>
+ *       are not written either, and the end record says {@code truncated}. With
+ *       {@link WalkSpec#reportDepthCut()}, stopping at {@code maxDepth} while members of the last level still
+ *       lead to new members is reported the same way.</li>
  * </ul>
  *
  * <h2>Memory</h2>
@@ -58,6 +60,7 @@ public final class SubgraphWalker implements AutoCloseable {
     private LongBitSet seenRelationships;
     private final LongArrayList attachStack = new LongArrayList();
     private EntityWriter entities;
+    private boolean depthCut;
 
     public SubgraphWalker(KernelTransaction ktx) {
         this.ktx = ktx;
@@ -100,7 +103,8 @@ public final class SubgraphWalker implements AutoCloseable {
         if (!drainAttached(attach)) {
             return result();
         }
-        for (int depth = 0; depth < spec.maxDepth() && !level.isEmpty() && expand.length > 0; depth++) {
+        int depth = 0;
+        for (; depth < spec.maxDepth() && !level.isEmpty() && expand.length > 0; depth++) {
             for (int i = 0; i < level.size(); i++) {
                 read.singleNode(level.get(i), expandNode);
                 if (!expandNode.next()) {
@@ -135,7 +139,25 @@ public final class SubgraphWalker implements AutoCloseable {
             nextLevel = done;
             nextLevel.clear();
         }
+        if (spec.reportDepthCut() && depth == spec.maxDepth() && expandsFurther(level, expand)) {
+            depthCut = true;
+        }
         return result();
+    }
+
+    /** Whether some node of the last level has an expand relationship to a node that is not a member yet. */
+    private boolean expandsFurther(LongArrayList level, RelationshipSelection[] expand) {
+        for (int i = 0; i < level.size(); i++) {
+            read.singleNode(level.get(i), expandNode);
+            if (!expandNode.next()) continue;
+            for (RelationshipSelection selection : expand) {
+                expandNode.relationships(expandRels, selection);
+                while (expandRels.next()) {
+                    if (!members.contains(expandRels.otherNodeReference())) return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Follows attach relationships from every node on the stack, depth first; false if the limit stopped it. */
@@ -169,7 +191,7 @@ public final class SubgraphWalker implements AutoCloseable {
     }
 
     private Result result() {
-        return new Result(entities.nodes(), entities.relationships(), entities.truncated());
+        return new Result(entities.nodes(), entities.relationships(), entities.truncated() || depthCut);
     }
 
     /** One selection per direction in use; types unknown to the database match nothing and are dropped. */

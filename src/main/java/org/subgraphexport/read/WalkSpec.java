@@ -7,10 +7,16 @@ package org.subgraphexport.read;
  * @param attach   relationships that hang nested data off members and off attached nodes, followed recursively
  * @param maxDepth deepest member depth (root is 0); {@link Long#MAX_VALUE}-like values mean unbounded
  * @param limit    most nodes to emit; the walk stops and reports truncation when one more would exceed it
+ * @param reportDepthCut when true, stopping at {@code maxDepth} with members left to expand counts as
+ *                 truncation (used when the depth is a server maximum the caller did not ask for)
  */
-public record WalkSpec(RelationshipFilter expand, RelationshipFilter attach, int maxDepth, long limit) {
+public record WalkSpec(RelationshipFilter expand, RelationshipFilter attach, int maxDepth, long limit, boolean reportDepthCut) {
     public static final RelationshipFilter DEFAULT_EXPAND = RelationshipFilter.parse("CHILDREN>");
     public static final RelationshipFilter DEFAULT_ATTACH = RelationshipFilter.parse("PROPERTY>");
+
+    public WalkSpec(RelationshipFilter expand, RelationshipFilter attach, int maxDepth, long limit) {
+        this(expand, attach, maxDepth, limit, false);
+    }
 
     public WalkSpec {
         if (maxDepth < 0) throw new IllegalArgumentException("maxDepth must be >= 0");

@@ -1,6 +1,7 @@
 package org.subgraphexport.server;
 
 import java.util.Set;
+import javax.servlet.http.HttpServletRequest;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
@@ -32,19 +33,22 @@ import org.subgraphexport.read.CypherGraphExport;
  */
 @Path("/{format}/cypher")
 public final class CypherResource {
-    static final Set<String> PARAMETERS = Set.of("db", "mode");
+    static final Set<String> PARAMETERS = Set.of("db", "mode", "timeout");
     static final String WRITE_REFUSED = "Export.WriteQueryRefused";
 
     private final Databases databases;
+    private final Config config;
     private final Log log;
 
     public CypherResource(@Context DatabaseManagementService dbms, @Context Config config, @Context LogProvider logs) {
         this.databases = new Databases(dbms, config);
+        this.config = config;
         this.log = logs.getLog(CypherResource.class);
     }
 
     @POST
-    public Response cypher(@PathParam("format") String formatName, @Context UriInfo uri, byte[] body) {
+    public Response cypher(@PathParam("format") String formatName, @Context UriInfo uri,
+            @Context HttpServletRequest httpRequest, byte[] body) {
         Format format = Formats.require(formatName);
         RequestParameters params = new RequestParameters(uri, PARAMETERS);
         String mode = params.get("mode");
@@ -52,14 +56,16 @@ public final class CypherResource {
             throw ApiError.badParameter("mode must be 'graph' (mode=rows is not available yet), got '"
                     + RequestParameters.abbreviate(mode) + "'");
         }
+        ExportLimits limits = ExportLimits.of(config, params);
         CypherRequest request = CypherRequest.parse(body);
+        Caller caller = Caller.of(httpRequest);
         GraphDatabaseService db = databases.require(params.get("db"));
 
-        InternalTransaction tx = (InternalTransaction) db.beginTx();
+        InternalTransaction tx = caller.begin(db, limits.timeoutMillis());
         Result result;
         try {
-            SecurityContext caller = tx.securityContext();
-            tx.overrideWith(caller.withMode(new RestrictedAccessMode(caller.mode(), StaticAccessMode.READ)));
+            SecurityContext context = tx.securityContext();
+            tx.overrideWith(context.withMode(new RestrictedAccessMode(context.mode(), StaticAccessMode.READ)));
             result = tx.execute(request.query(), request.params());
             QueryExecutionType.QueryType type = result.getQueryExecutionType().queryType();
             if (type != QueryExecutionType.QueryType.READ_ONLY) {
@@ -76,7 +82,7 @@ public final class CypherResource {
         }
         Transaction open = tx;
         ExportOutput output = new ExportOutput(() -> open, format,
-                (t, out) -> CypherGraphExport.run(t, result, out), log);
+                (t, out) -> CypherGraphExport.run(t, result, limits.maxNodes(), out), log);
         return Response.ok(output, format.mediaType()).build();
     }
 

@@ -9,7 +9,6 @@ import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.ResourceIterator;
-import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 
 /**
@@ -17,6 +16,7 @@ import org.neo4j.kernel.impl.coreapi.InternalTransaction;
  * ({@code label}, {@code key}, {@code value}). The value is read as a JSON literal when it is one
  * ({@code 42} a long, {@code 4.2} a double, {@code true} a boolean, {@code "42"} a string) and as a plain string
  * otherwise ({@code value=Router-7}). Neo4j compares numbers by value, so {@code 42} also finds a stored 42.0.
+ * The lookup runs as the caller: a node the caller may not see is not found.
  */
 final class RootLookup {
     private static final JsonFactory JSON = new JsonFactory();
@@ -24,7 +24,7 @@ final class RootLookup {
     private RootLookup() {}
 
     /** Returns the root's node id, or throws an {@link ApiError}. */
-    static long resolve(GraphDatabaseService db, RequestParameters params) {
+    static long resolve(Caller caller, GraphDatabaseService db, RequestParameters params) {
         String root = params.get("root");
         boolean byProperty = params.has("label") || params.has("key") || params.has("value");
         if (root != null && byProperty) {
@@ -33,9 +33,8 @@ final class RootLookup {
         if (root == null && !byProperty) {
             throw ApiError.badParameter("missing root: give root=<elementId> or label=…&key=…&value=…");
         }
-        try (Transaction tx = db.beginTx()) {
-            InternalTransaction itx = (InternalTransaction) tx;
-            return root != null ? byElementId(itx, root.strip()) : byProperty(itx, params);
+        try (InternalTransaction tx = caller.begin(db, 0)) {
+            return root != null ? byElementId(tx, root.strip()) : byProperty(tx, params);
         }
     }
 

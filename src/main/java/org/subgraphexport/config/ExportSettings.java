@@ -1,0 +1,45 @@
+package org.subgraphexport.config;
+
+import static org.neo4j.configuration.SettingConstraints.min;
+import static org.neo4j.configuration.SettingValueParsers.DURATION;
+import static org.neo4j.configuration.SettingValueParsers.INT;
+import static org.neo4j.configuration.SettingValueParsers.LONG;
+
+import java.time.Duration;
+import org.neo4j.configuration.Description;
+import org.neo4j.configuration.SettingImpl;
+import org.neo4j.configuration.SettingsDeclaration;
+import org.neo4j.graphdb.config.Setting;
+
+/**
+ * The plugin's own neo4j.conf settings, validated by Neo4j at start-up like its own (a malformed value stops the
+ * server with a message naming the setting). Names live under {@code server.} because strict config
+ * validation rejects unknown namespaces. Registered through META-INF/services.
+ */
+public final class ExportSettings implements SettingsDeclaration {
+    @Description("Time budget of an export that names no timeout= parameter. 0s: none beyond db.transaction.timeout.")
+    public static final Setting<Duration> DEFAULT_TIMEOUT = SettingImpl.newBuilder(
+                    "server.subgraph_export.default_timeout", DURATION, Duration.ZERO)
+            .addConstraint(min(Duration.ZERO))
+            .build();
+
+    @Description("Largest timeout= an export may ask for; also caps the default. 0s: no maximum.")
+    public static final Setting<Duration> MAX_TIMEOUT = SettingImpl.newBuilder(
+                    "server.subgraph_export.max_timeout", DURATION, Duration.ZERO)
+            .addConstraint(min(Duration.ZERO))
+            .build();
+
+    @Description("Deepest maxDepth a traverse may use. An export that names no maxDepth is cut here and its end "
+            + "record says truncated if there was more.")
+    public static final Setting<Integer> MAX_DEPTH = SettingImpl.newBuilder(
+                    "server.subgraph_export.max_depth", INT, Integer.MAX_VALUE)
+            .addConstraint(min(0))
+            .build();
+
+    @Description("Most nodes one export may send. An export that names no limit is cut here and its end record "
+            + "says truncated if there was more.")
+    public static final Setting<Long> MAX_NODES = SettingImpl.newBuilder(
+                    "server.subgraph_export.max_nodes", LONG, Long.MAX_VALUE)
+            .addConstraint(min(0L))
+            .build();
+}

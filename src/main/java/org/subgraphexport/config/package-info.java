@@ -1,0 +1,2 @@
+/** The plugin's neo4j.conf settings (internal; registered through META-INF/services). Not JAX-RS. */
+package org.subgraphexport.config;

@@ -1,0 +1,223 @@
+package org.subgraphexport.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.configuration.connectors.BoltConnector;
+import org.neo4j.graphdb.Label;
+import org.neo4j.graphdb.Node;
+import org.neo4j.graphdb.RelationshipType;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.harness.Neo4j;
+import org.neo4j.harness.Neo4jBuilders;
+import org.subgraphexport.client.ExportFailedException;
+import org.subgraphexport.client.RecordReader;
+import org.subgraphexport.client.Subgraph;
+import org.subgraphexport.demo.DemoGraph;
+import org.subgraphexport.format.Format;
+
+/**
+ * What users of other exports complain about, on a demo graph big enough that the stream outgrows the socket
+ * buffers: clients that leave, exports over budget, many clients at once, writers during an export.
+ */
+class ReliabilityTest {
+    private static final int OBJECTS = 3000;
+    private static Neo4j neo4j;
+    private static DemoGraph.Result demo;
+    private static URI base;
+    private static final HttpClient HTTP = HttpClient.newBuilder().build();
+
+    @BeforeAll
+    static void start() {
+        neo4j = Neo4jBuilders.newInProcessBuilder()
+                .withConfig(BoltConnector.enabled, false)
+                .withConfig(GraphDatabaseSettings.transaction_monitor_check_interval, Duration.ofMillis(50))
+                .withUnmanagedExtension("/extension", TraverseResource.class)
+                .build();
+        demo = DemoGraph.generate(neo4j.defaultDatabaseService(), OBJECTS, DemoGraph.DEFAULT_SEED, done -> {});
+        base = neo4j.httpURI().resolve("/extension/");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (neo4j != null) neo4j.close();
+    }
+
+    private static URI traverse(Format format, String extra) {
+        return base.resolve(format.pathSegment() + "/traverse?root=" + ExportHttp.enc(demo.rootElementId()) + extra);
+    }
+
+    /** Transactions other than the one asking, as SHOW TRANSACTIONS lists them. */
+    private static long otherTransactions() {
+        try (Transaction tx = neo4j.defaultDatabaseService().beginTx()) {
+            return tx.execute("SHOW TRANSACTIONS YIELD currentQuery RETURN currentQuery").stream()
+                    .filter(row -> !String.valueOf(row.get("currentQuery")).contains("SHOW TRANSACTIONS"))
+                    .count();
+        }
+    }
+
+    private static void awaitNoOtherTransactions(String why) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        long others;
+        while ((others = otherTransactions()) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(0, others, "transactions left open " + why);
+    }
+
+    @Test
+    void aClientThatLeavesEndsTheExportAndItsTransaction() throws Exception {
+        awaitNoOtherTransactions("before the test");
+        int threadsBefore = Thread.activeCount();
+        for (int i = 0; i < 20; i++) {
+            HttpResponse<InputStream> response = HTTP.send(HttpRequest.newBuilder(traverse(Format.JSON, "")).build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            assertEquals(200, response.statusCode());
+            try (InputStream in = response.body()) {
+                assertEquals(4096, in.readNBytes(4096).length);
+            } // closing before the end aborts the exchange: the server's next write fails
+            awaitNoOtherTransactions("after client " + i + " left");
+        }
+        assertTrue(Thread.activeCount() <= threadsBefore + 8,
+                "threads grew from " + threadsBefore + " to " + Thread.activeCount());
+    }
+
+    @Test
+    void anExportOverItsTimeoutEndsWithAnErrorRecord() throws Exception {
+        HttpResponse<InputStream> response = HTTP.send(
+                HttpRequest.newBuilder(traverse(Format.JSON, "&timeout=1ms")).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        assertEquals(200, response.statusCode());
+        byte[] body;
+        try (InputStream in = response.body()) {
+            // The budget runs out at the transaction monitor's next check (50 ms here), long before the export
+            // of a few MB of JSON is through; stalling the reader makes sure of it.
+            byte[] first = in.readNBytes(1024);
+            Thread.sleep(500);
+            byte[] rest = in.readAllBytes();
+            body = new byte[first.length + rest.length];
+            System.arraycopy(first, 0, body, 0, first.length);
+            System.arraycopy(rest, 0, body, first.length, rest.length);
+        }
+        ExportFailedException failure = assertThrows(ExportFailedException.class, () -> {
+            try (RecordReader reader = RecordReader.open(Format.JSON, new ByteArrayInputStream(body))) {
+                Subgraph.read(reader);
+            }
+        });
+        assertTrue(failure.code().startsWith("Neo.ClientError.Transaction.TransactionTimedOut"), failure.code());
+        awaitNoOtherTransactions("after the timed-out export");
+    }
+
+    @Test
+    void badTimeoutsAreRejected() {
+        for (String bad : List.of("fast", "-1s", "0", "1.5s", "10d")) {
+            HttpResponse<byte[]> response = new ExportHttp(neo4j.httpURI())
+                    .get("kryo/traverse?root=" + ExportHttp.enc(demo.rootElementId()) + "&timeout=" + ExportHttp.enc(bad));
+            assertEquals(400, response.statusCode(), bad);
+        }
+    }
+
+    @Test
+    void thirtyTwoClientsAtOnceGetIdenticalCompleteExports() throws Exception {
+        List<CompletableFuture<HttpResponse<byte[]>>> calls = new ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+            calls.add(HTTP.sendAsync(HttpRequest.newBuilder(traverse(Format.KRYO, "")).build(),
+                    HttpResponse.BodyHandlers.ofByteArray()));
+        }
+        byte[] first = null;
+        for (CompletableFuture<HttpResponse<byte[]>> call : calls) {
+            HttpResponse<byte[]> response = call.get();
+            assertEquals(200, response.statusCode());
+            if (first == null) {
+                first = response.body();
+            } else {
+                assertArrayEquals(first, response.body(), "every client receives the same bytes");
+            }
+        }
+        try (RecordReader reader = RecordReader.open(Format.KRYO, new ByteArrayInputStream(first))) {
+            Subgraph g = Subgraph.read(reader);
+            // the demo graph: everything but its info node hangs under the root
+            assertEquals(demo.nodes(), g.nodes().size());
+            assertEquals(demo.relationships(), g.relationships().size());
+            assertFalse(g.end().truncated());
+        }
+    }
+
+    @Test
+    void exportsStayWellFormedWhileWritersChangeTheGraph() throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong writes = new AtomicLong();
+        Thread writer = new Thread(() -> {
+            Label extra = Label.label("Extra");
+            RelationshipType property = RelationshipType.withName("PROPERTY");
+            long id = 2;
+            while (!stop.get()) {
+                try (Transaction tx = neo4j.defaultDatabaseService().beginTx()) {
+                    Node object = tx.findNode(Label.label("Object"), "id", id++ % OBJECTS + 1);
+                    Node added = tx.createNode(extra);
+                    added.setProperty("n", id);
+                    object.createRelationshipTo(added, property);
+                    tx.findNodes(extra).stream().limit(1).forEach(n -> {
+                        n.getRelationships().forEach(r -> r.delete());
+                        n.delete();
+                    });
+                    tx.commit();
+                    writes.incrementAndGet();
+                }
+            }
+        });
+        writer.start();
+        try {
+            for (int i = 0; i < 8; i++) {
+                for (Format format : Format.values()) {
+                    HttpResponse<byte[]> response = HTTP.send(HttpRequest.newBuilder(traverse(format, "")).build(),
+                            HttpResponse.BodyHandlers.ofByteArray());
+                    assertEquals(200, response.statusCode());
+                    try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(response.body()))) {
+                        Subgraph g = Subgraph.read(reader); // checks ids unique, end nodes first, counts match
+                        long objects = g.nodes().values().stream().filter(n -> n.labels().contains("Object")).count();
+                        assertEquals(OBJECTS, objects, "the writers never touch Objects");
+                    }
+                }
+            }
+        } finally {
+            stop.set(true);
+            writer.join();
+        }
+        assertTrue(writes.get() > 0, "the writer ran");
+        // leave the graph as the other tests expect it
+        try (Transaction tx = neo4j.defaultDatabaseService().beginTx()) {
+            tx.execute("MATCH (n:Extra) DETACH DELETE n");
+            tx.commit();
+        }
+    }
+
+    @Test
+    void theServerStillAnswersTheDatabaseAfterAll() {
+        try (Transaction tx = neo4j.defaultDatabaseService().beginTx()) {
+            Map<String, Object> row = tx.execute("MATCH (n:Object) RETURN count(n) AS c").next();
+            assertEquals((long) OBJECTS, row.get("c"));
+        }
+    }
+}
