@@ -1,6 +1,7 @@
 package org.subgraphexport.config;
 
 import static org.neo4j.configuration.SettingConstraints.min;
+import static org.neo4j.configuration.SettingValueParsers.BYTES;
 import static org.neo4j.configuration.SettingValueParsers.DURATION;
 import static org.neo4j.configuration.SettingValueParsers.INT;
 import static org.neo4j.configuration.SettingValueParsers.LONG;
@@ -40,6 +41,13 @@ public final class ExportSettings implements SettingsDeclaration {
             + "says truncated if there was more.")
     public static final Setting<Long> MAX_NODES = SettingImpl.newBuilder(
                     "server.subgraph_export.max_nodes", LONG, Long.MAX_VALUE)
+            .addConstraint(min(0L))
+            .build();
+
+    @Description("Bytes of encoded traverse responses kept in heap to answer repeats without reading the store; "
+            + "an entry is used only while its database has had no commit since. 0: off.")
+    public static final Setting<Long> RESPONSE_CACHE_SIZE = SettingImpl.newBuilder(
+                    "server.subgraph_export.response_cache_size", BYTES, 0L)
             .addConstraint(min(0L))
             .build();
 }

@@ -40,6 +40,12 @@ final class Caller {
         return new Caller(login);
     }
 
+    /** The user name ("" with auth disabled). */
+    String user() {
+        String user = login.subject().executingUser();
+        return user == null ? "" : user;
+    }
+
     /** What SHOW TRANSACTIONS shows as an export transaction's metaData. */
     static final Map<String, Object> METADATA = Map.of("app", "subgraph-export");
 

@@ -40,10 +40,14 @@ final class ExportOutput implements StreamingOutput {
         Transaction open();
     }
 
+    /** Receives the complete encoded response of a successful export of at most {@code maxBytes}. */
+    record Capture(long maxBytes, java.util.function.Consumer<byte[]> complete) {}
+
     private final TransactionSource transactions;
     private final Format format;
     private final Body body;
     private final Log log;
+    private Capture capture;
 
     ExportOutput(GraphDatabaseService db, Format format, Body body, Log log) {
         this(db::beginTx, format, body, log);
@@ -56,14 +60,24 @@ final class ExportOutput implements StreamingOutput {
         this.log = log;
     }
 
+    /** Also keeps a copy of the response, handed to {@code capture} if the export succeeds and fits. */
+    ExportOutput capturing(Capture capture) {
+        this.capture = capture;
+        return this;
+    }
+
     @Override
     public void write(OutputStream servletStream) throws IOException {
         ClientStream client = new ClientStream(servletStream);
-        GraphWriter out = format.open(client);
+        CopyStream copy = capture == null ? null : new CopyStream(client, capture.maxBytes());
+        GraphWriter out = format.open(copy == null ? client : copy);
         try (Transaction tx = transactions.open()) {
             try {
                 body.run((InternalTransaction) tx, out);
                 out.finish();
+                if (copy != null && !copy.overflowed) {
+                    capture.complete().accept(copy.copy.toByteArray());
+                }
             } catch (Throwable failure) {
                 if (client.failed != null) {
                     tx.terminate();
@@ -94,6 +108,45 @@ final class ExportOutput implements StreamingOutput {
     static String message(Throwable t) {
         String m = t.getMessage();
         return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
+    }
+
+    /** Passes everything on and keeps a copy of the first {@code max} bytes. */
+    private static final class CopyStream extends FilterOutputStream {
+        final java.io.ByteArrayOutputStream copy = new java.io.ByteArrayOutputStream(1 << 16);
+        final long max;
+        boolean overflowed;
+
+        CopyStream(OutputStream out, long max) {
+            super(out);
+            this.max = max;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            out.write(b);
+            keep(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+            keep(b, off, len);
+        }
+
+        private void keep(byte[] b, int off, int len) {
+            if (overflowed) return;
+            if (copy.size() + (long) len > max) {
+                overflowed = true;
+                copy.reset();
+                return;
+            }
+            copy.write(b, off, len);
+        }
+
+        @Override
+        public void close() {
+            // The container owns and closes the servlet stream.
+        }
     }
 
     /** Remembers the first failure of the servlet stream: after it the client is gone. */

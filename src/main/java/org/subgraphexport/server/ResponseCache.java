@@ -1,0 +1,68 @@
+package org.subgraphexport.server;
+
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.WeakHashMap;
+import org.neo4j.dbms.api.DatabaseManagementService;
+
+/**
+ * Encoded traverse responses, keyed by their ETag (which covers the database's last committed transaction, so
+ * a commit makes every older entry unreachable), least recently used first out, bounded in bytes. One per
+ * DBMS. Entries of a database whose version moved on are dropped when a newer one is stored.
+ */
+final class ResponseCache {
+    private static final Map<DatabaseManagementService, ResponseCache> PER_DBMS = new WeakHashMap<>();
+
+    static synchronized ResponseCache of(DatabaseManagementService dbms, long maxBytes) {
+        ResponseCache cache = PER_DBMS.computeIfAbsent(dbms, d -> new ResponseCache());
+        cache.resize(maxBytes);
+        return cache;
+    }
+
+    private record Entry(String databaseVersion, byte[] bytes) {}
+
+    private final LinkedHashMap<String, Entry> entries = new LinkedHashMap<>(16, 0.75f, true);
+    private long maxBytes;
+    private long bytes;
+
+    synchronized byte[] get(String etag) {
+        Entry e = entries.get(etag);
+        return e == null ? null : e.bytes;
+    }
+
+    /** Stores a complete response; {@code databaseVersion} is the database id and last transaction it was made at. */
+    synchronized void put(String etag, String databaseVersion, byte[] response) {
+        if (response.length > maxBytes) {
+            return;
+        }
+        String database = databaseVersion.substring(0, databaseVersion.indexOf(':') + 1);
+        for (Iterator<Map.Entry<String, Entry>> it = entries.entrySet().iterator(); it.hasNext(); ) {
+            Entry e = it.next().getValue();
+            if (e.databaseVersion.startsWith(database) && !e.databaseVersion.equals(databaseVersion)) {
+                bytes -= e.bytes.length;
+                it.remove();
+            }
+        }
+        Entry old = entries.put(etag, new Entry(databaseVersion, response));
+        if (old != null) bytes -= old.bytes.length;
+        bytes += response.length;
+        evict();
+    }
+
+    private void resize(long max) {
+        maxBytes = max;
+        evict();
+    }
+
+    private void evict() {
+        for (Iterator<Entry> it = entries.values().iterator(); bytes > maxBytes && it.hasNext(); ) {
+            bytes -= it.next().bytes.length;
+            it.remove();
+        }
+    }
+
+    synchronized long bytes() {
+        return bytes;
+    }
+}

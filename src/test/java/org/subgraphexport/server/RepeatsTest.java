@@ -1,0 +1,114 @@
+package org.subgraphexport.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.neo4j.configuration.connectors.BoltConnector;
+import org.neo4j.harness.Neo4j;
+import org.neo4j.harness.Neo4jBuilders;
+import org.subgraphexport.config.ExportSettings;
+
+/** Repeats are free: ETags with 304, the server-side response cache, and its invalidation by commits. */
+class RepeatsTest {
+    private static Neo4j neo4j;
+    private static FixtureGraph fixture;
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void start() {
+        neo4j = Neo4jBuilders.newInProcessBuilder()
+                .withConfig(BoltConnector.enabled, false)
+                .withConfig(ExportSettings.RESPONSE_CACHE_SIZE, 8L << 20)
+                .withUnmanagedExtension("/extension", TraverseResource.class)
+                .build();
+        fixture = FixtureGraph.create(neo4j.defaultDatabaseService());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (neo4j != null) neo4j.close();
+    }
+
+    private static HttpResponse<byte[]> get(String format, String ifNoneMatch) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(neo4j.httpURI().resolve(
+                "/extension/" + format + "/traverse?root=" + ExportHttp.enc(fixture.id("root"))));
+        if (ifNoneMatch != null) request.header("If-None-Match", ifNoneMatch);
+        return send(request.build());
+    }
+
+    private static HttpResponse<byte[]> send(HttpRequest request) {
+        try {
+            return HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String etag(HttpResponse<?> r) {
+        return r.headers().firstValue("ETag").orElseThrow(() -> new AssertionError("no ETag"));
+    }
+
+    @Test
+    void aRepeatIsA304OrServedFromTheCacheUntilTheNextCommit() {
+        neo4j.defaultDatabaseService().executeTransactionally("CREATE (:Unrelated)"); // start from a fresh version
+        HttpResponse<byte[]> first = get("kryo", null);
+        assertEquals(200, first.statusCode());
+        String tag = etag(first);
+        assertTrue(tag.matches("\"[0-9a-f]{32}\""), tag);
+        assertEquals("no-cache", first.headers().firstValue("Cache-Control").orElse(""));
+        assertTrue(first.headers().firstValue(ETags.CACHE_HEADER).isEmpty(), "the first export reads the store");
+
+        HttpResponse<byte[]> revalidated = get("kryo", tag);
+        assertEquals(304, revalidated.statusCode());
+        assertEquals(0, revalidated.body().length);
+        assertEquals(tag, etag(revalidated));
+
+        HttpResponse<byte[]> repeat = get("kryo", null);
+        assertEquals(200, repeat.statusCode());
+        assertEquals("hit", repeat.headers().firstValue(ETags.CACHE_HEADER).orElse(""));
+        assertEquals(tag, etag(repeat));
+        assertArrayEquals(first.body(), repeat.body());
+
+        HttpResponse<byte[]> otherFormat = get("json", null);
+        assertNotEquals(tag, etag(otherFormat), "the tag covers the format");
+        assertEquals(304, get("kryo", "\"other\", " + tag).statusCode(), "any listed tag matches");
+
+        neo4j.defaultDatabaseService().executeTransactionally(
+                "MATCH (n) WHERE elementId(n) = $id SET n.name = 'renamed'", java.util.Map.of("id", fixture.id("a")));
+        HttpResponse<byte[]> afterCommit = get("kryo", tag);
+        assertEquals(200, afterCommit.statusCode(), "a commit makes the old tag stale");
+        assertNotEquals(tag, etag(afterCommit));
+        assertTrue(afterCommit.headers().firstValue(ETags.CACHE_HEADER).isEmpty(), "read from the store again");
+        assertFalse(java.util.Arrays.equals(first.body(), afterCommit.body()));
+        assertTrue(new String(afterCommit.body(), StandardCharsets.ISO_8859_1).contains("renamed"));
+    }
+
+    @Test
+    void warmUpLoadsTheStoreAndSaysHowMuch() {
+        URI warmup = neo4j.httpURI().resolve("/extension/warmup");
+        HttpResponse<byte[]> response = send(HttpRequest.newBuilder(warmup).POST(HttpRequest.BodyPublishers.noBody()).build());
+        String body = new String(response.body(), StandardCharsets.UTF_8);
+        assertEquals(200, response.statusCode(), body);
+        assertTrue(body.matches("\\{\"database\":\"neo4j\",\"files\":[1-9][0-9]*,\"pages\":[1-9][0-9]*,\"bytes\":[1-9][0-9]*,\"millis\":[0-9]+}"), body);
+
+        HttpResponse<byte[]> unknown = send(HttpRequest.newBuilder(URI.create(warmup + "?db=nosuchdb"))
+                .POST(HttpRequest.BodyPublishers.noBody()).build());
+        assertEquals(404, unknown.statusCode());
+    }
+}
