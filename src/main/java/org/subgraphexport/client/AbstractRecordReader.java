@@ -6,9 +6,10 @@ import org.subgraphexport.format.Format;
 import org.subgraphexport.format.Wire;
 
 /**
- * What all decoders share: the header read on open, the record count, the check of the closing record's counts,
- * and the rule that everything wrong with the bytes becomes a {@link CorruptStreamException} (source I/O errors
- * pass unchanged; a failure is remembered and thrown again by later calls).
+ * What all decoders share: the header read on open, the record count, the order of records (columns only right
+ * after the header, rows only after columns), the check of the closing record's counts, and the rule that
+ * everything wrong with the bytes becomes a {@link CorruptStreamException} (source I/O errors pass unchanged; a
+ * failure is remembered and thrown again by later calls).
  */
 abstract class AbstractRecordReader implements RecordReader {
     private final Format format;
@@ -17,6 +18,9 @@ abstract class AbstractRecordReader implements RecordReader {
     private long records;
     private long nodes;
     private long relationships;
+    private long rows;
+    /** Columns of a rows stream, -1 for a graph stream (so far). */
+    private int columnCount = -1;
     private boolean done;
     private IOException failure;
 
@@ -52,16 +56,33 @@ abstract class AbstractRecordReader implements RecordReader {
         if (done) {
             return null;
         }
+        long before = records;
         Record r = guarded(false);
         switch (r) {
             case Node n -> nodes++;
             case Relationship rel -> relationships++;
+            case Columns c -> {
+                if (before != 1) {
+                    throw failure = corrupt("a columns record after " + before + " records, not right after the header");
+                }
+                columnCount = c.names().size();
+            }
+            case Row row -> {
+                if (columnCount < 0) {
+                    throw failure = corrupt("a row record in a stream without columns");
+                }
+                if (row.values().size() != columnCount) {
+                    throw failure = corrupt("a row of " + row.values().size() + " values for " + columnCount
+                            + " columns");
+                }
+                rows++;
+            }
             case ExportEnd end -> {
                 done = true;
-                if (end.nodes() != nodes || end.relationships() != relationships) {
-                    throw failure = new CorruptStreamException("end record counts " + end.nodes() + " nodes and "
-                            + end.relationships() + " relationships, but the stream had " + nodes + " and "
-                            + relationships);
+                if (end.nodes() != nodes || end.relationships() != relationships || end.rows() != rows) {
+                    throw failure = new CorruptStreamException("end record counts " + end.nodes() + " nodes, "
+                            + end.relationships() + " relationships and " + end.rows() + " rows, but the stream had "
+                            + nodes + ", " + relationships + " and " + rows);
                 }
             }
             case ExportHeader h -> throw failure = new CorruptStreamException(
@@ -85,6 +106,10 @@ abstract class AbstractRecordReader implements RecordReader {
             throw failure = corrupt(e);
         } catch (RuntimeException e) {
             throw failure = corrupt(e);
+        } catch (StackOverflowError e) {
+            // lists and maps are read recursively, Wire.MAX_NESTING levels at most: about 500 KB of stack
+            throw failure = new CorruptStreamException("row values nested too deep for this thread's stack after "
+                    + records + " records (the deepest allowed rows need about 512 KB of thread stack)", e);
         }
     }
 
@@ -115,6 +140,18 @@ abstract class AbstractRecordReader implements RecordReader {
                 + " (this decoder reads version " + Wire.VERSION + ")");
     }
 
+    /** The number of columns of this rows stream, or -1 if no columns record has been returned. */
+    final int columnCount() {
+        return columnCount;
+    }
+
+    /** Checks the nesting of a list or map about to be read at {@code depth} (0 = a value of the row itself). */
+    final void nest(int depth) throws CorruptStreamException {
+        if (depth >= Wire.MAX_NESTING) {
+            throw corrupt("lists and maps nested deeper than " + Wire.MAX_NESTING + " levels");
+        }
+    }
+
     /** Checks a decoded length against {@link Wire#MAX_LENGTH}. */
     final int length(long n, String what) throws CorruptStreamException {
         if (n < 0 || n > Wire.MAX_LENGTH) {
@@ -135,7 +172,9 @@ abstract class AbstractRecordReader implements RecordReader {
 
     abstract ExportHeader readHeader() throws IOException;
 
-    /** A node, relationship or end record; throws {@link ExportFailedException} for an error record. */
+    /**
+     * A node, relationship, columns, row or end record; throws {@link ExportFailedException} for an error record.
+     */
     abstract Record readRecord() throws IOException;
 
     @Override

@@ -15,7 +15,8 @@ import org.subgraphexport.format.Wire;
  * allocates from declared lengths; after this check those lengths are known to be honest.
  */
 final class BsonDocuments {
-    private static final int MAX_DEPTH = 16;
+    /** Deepest document nesting: a row value's lists and maps {@link Wire#MAX_NESTING} deep, two levels per map. */
+    private static final int MAX_DEPTH = 2 * Wire.MAX_NESTING + 16;
 
     private final InputStream in;
     private byte[] doc = new byte[8192];
@@ -58,28 +59,33 @@ final class BsonDocuments {
             have += r;
         }
         length = len;
-        check(0, len, 0);
+        check(0, len);
         return doc;
     }
 
-    /** Checks the document occupying {@code [start, end)}. */
-    private void check(int start, int end, int depth) throws DecodeException {
-        if (depth > MAX_DEPTH) {
-            throw new DecodeException("BSON documents nested deeper than " + MAX_DEPTH);
-        }
+    /**
+     * Checks the document occupying {@code [start, end)} and every document and array inside it, iteratively (a
+     * stack of the enclosing documents' ends, not recursion: nesting may be {@link #MAX_DEPTH} deep).
+     */
+    private void check(int start, int end) throws DecodeException {
         byte[] d = doc;
-        if (d[end - 1] != 0) {
-            throw new DecodeException("BSON document does not end with 0x00");
-        }
-        int last = end - 1;  // the terminating 0x00
+        int[] ends = new int[16];   // ends of the enclosing documents, outermost first
+        int depth = 0;
+        int docEnd = end;
+        int last = terminated(docEnd);  // the terminating 0x00
         int i = start + 4;
         while (true) {
             int type = d[i++];
             if (type == 0) {
-                if (i != end) {
-                    throw new DecodeException("BSON document ends " + (end - i) + " bytes before its length");
+                if (i != docEnd) {
+                    throw new DecodeException("BSON document ends " + (docEnd - i) + " bytes before its length");
                 }
-                return;
+                if (depth == 0) {
+                    return;
+                }
+                docEnd = ends[--depth];  // back in the enclosing document, right after the one just checked
+                last = docEnd - 1;
+                continue;
             }
             while (i < last && d[i] != 0) {  // element name
                 i++;
@@ -102,10 +108,19 @@ final class BsonDocuments {
                         throw new DecodeException("BSON string not terminated by 0x00");
                     }
                 }
-                case 0x03, 0x04 -> {                                  // document, array
+                case 0x03, 0x04 -> {                                  // document, array: check it next
                     int n = lengthAt(i, last, 5, last - i);
-                    check(i, i + n, depth + 1);
-                    i += n;
+                    if (depth == MAX_DEPTH) {
+                        throw new DecodeException("BSON documents nested deeper than " + MAX_DEPTH);
+                    }
+                    if (depth == ends.length) {
+                        ends = Arrays.copyOf(ends, depth * 2);
+                    }
+                    ends[depth++] = docEnd;
+                    docEnd = i + n;
+                    last = terminated(docEnd);
+                    i += 4;
+                    continue;
                 }
                 case 0x05 -> {                                        // binary: int32 length, subtype, bytes
                     int n = lengthAt(i, last, 0, last - i - 5);
@@ -120,6 +135,14 @@ final class BsonDocuments {
                 throw new DecodeException("BSON element overruns its document");
             }
         }
+    }
+
+    /** The index of the 0x00 that ends the document ending at {@code end}. */
+    private int terminated(int end) throws DecodeException {
+        if (doc[end - 1] != 0) {
+            throw new DecodeException("BSON document does not end with 0x00");
+        }
+        return end - 1;
     }
 
     /** The int32 length at {@code i} (which must fit before {@code last}), checked to be in {@code min..max}. */

@@ -19,6 +19,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.TemporalQuery;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,12 +34,18 @@ import org.subgraphexport.format.Wire.Json;
  * Decodes the {@code json} and {@code bson} formats (see {@link Wire}) with one Jackson {@link JsonParser} over
  * the whole JSON array, or one bson4jackson {@link BsonParser} per BSON document (each document read whole
  * and checked by {@link BsonDocuments} first, so no declared length inside it can exceed the bytes that arrived).
+ * Row values nest at most {@link Wire#MAX_NESTING} lists and maps deep; Jackson's own nesting limit (JSON) and
+ * {@link BsonDocuments}' (BSON) stop anything deeper before it is parsed.
  */
 final class JacksonRecordReader extends AbstractRecordReader {
+    /** JSON nesting the deepest valid row needs (lists and maps {@link Wire#MAX_NESTING} deep), with room. */
+    static final int MAX_JSON_DEPTH = 2 * Wire.MAX_NESTING + 16;
+
     private static final JsonFactory JSON = JsonFactory.builder()
             .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
             .streamReadConstraints(StreamReadConstraints.builder()
                     .maxStringLength((Wire.MAX_LENGTH / 3 + 1) * 4)  // base64 of the longest byte array
+                    .maxNestingDepth(MAX_JSON_DEPTH)                 // rows: two levels per map, one per list
                     .build())
             .build();
     private static final BsonFactory BSON = new BsonFactory();
@@ -121,7 +128,7 @@ final class JacksonRecordReader extends AbstractRecordReader {
                 while (nextField()) {
                     switch (field) {
                         case Json.ID -> id = text();
-                        case Json.LABELS -> labels = labels();
+                        case Json.LABELS -> labels = strings();
                         case Json.PROPERTIES -> properties = properties();
                         default -> p.skipChildren();
                     }
@@ -145,23 +152,53 @@ final class JacksonRecordReader extends AbstractRecordReader {
                 r = new Relationship(required(id, Json.ID), required(type, Json.TYPE), required(start, Json.START),
                         required(end, Json.END), required(properties, Json.PROPERTIES));
             }
+            case Json.R_COLUMNS -> {
+                List<String> names = null;
+                while (nextField()) {
+                    if (Json.NAMES.equals(field)) {
+                        names = strings();
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                r = new Columns(required(names, Json.NAMES));
+            }
+            case Json.R_ROW -> {
+                List<Object> values = null;
+                while (nextField()) {
+                    if (Json.VALUES.equals(field)) {
+                        expect(JsonToken.START_ARRAY);
+                        values = new ArrayList<>();
+                        while (p.nextToken() != JsonToken.END_ARRAY) {
+                            values.add(rowValue(0));
+                        }
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                r = new Row(required(values, Json.VALUES));
+            }
             case Json.R_END -> {
-                long nodes = -1, relationships = -1;
+                long nodes = -1, relationships = -1, rows = -1;
                 Boolean truncated = null;
                 while (nextField()) {
                     switch (field) {
                         case Json.NODES -> nodes = integer(0, Long.MAX_VALUE);
                         case Json.RELATIONSHIPS -> relationships = integer(0, Long.MAX_VALUE);
                         case Json.TRUNCATED -> truncated = bool();
+                        case Json.ROWS -> rows = integer(0, Long.MAX_VALUE);
                         default -> p.skipChildren();
                     }
                 }
                 if (nodes < 0 || relationships < 0) {
                     throw corrupt("end record without counts");
                 }
+                if (rows < 0 && columnCount() >= 0) {
+                    throw corrupt("end record of a rows stream without '" + Json.ROWS + "'");
+                }
                 endRecord();
                 expectEnd();
-                return new ExportEnd(nodes, relationships, required(truncated, Json.TRUNCATED));
+                return new ExportEnd(nodes, relationships, required(truncated, Json.TRUNCATED), Math.max(rows, 0));
             }
             case Json.R_ERROR -> {
                 String code = null, message = null;
@@ -259,7 +296,7 @@ final class JacksonRecordReader extends AbstractRecordReader {
         return value;
     }
 
-    private List<String> labels() throws IOException {
+    private List<String> strings() throws IOException {
         expect(JsonToken.START_ARRAY);
         List<String> labels = new ArrayList<>(4);
         while (p.nextToken() != JsonToken.END_ARRAY) {
@@ -299,11 +336,85 @@ final class JacksonRecordReader extends AbstractRecordReader {
         };
     }
 
-    private Object tagged() throws IOException {
+    /**
+     * The row value at the current token, inside {@code depth} lists and maps: null, a plain array (a list), a
+     * {@code map}, {@code node}, {@code relationship} or {@code path} object, or a property value.
+     */
+    private Object rowValue(int depth) throws IOException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (t == JsonToken.START_ARRAY) {
+            nest(depth);
+            List<Object> list = new ArrayList<>();
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                list.add(rowValue(depth + 1));
+            }
+            return Collections.unmodifiableList(list);
+        }
+        if (t != JsonToken.START_OBJECT) {
+            return value();
+        }
         if (!nextField()) {
             throw corrupt("empty object as a value");
         }
         String tag = field;
+        Object value;
+        switch (tag) {
+            case Json.MAP -> {
+                nest(depth);
+                expect(JsonToken.START_OBJECT);
+                Map<String, Object> map = new LinkedHashMap<>();
+                while (nextField()) {
+                    String key = field;
+                    if (map.containsKey(key)) {
+                        throw corrupt("map key '" + key + "' twice in one map");
+                    }
+                    map.put(key, rowValue(depth + 1));
+                }
+                value = Collections.unmodifiableMap(map);
+            }
+            case Json.NODE_REF -> value = new NodeRef(text());
+            case Json.RELATIONSHIP_REF -> value = new RelationshipRef(text());
+            case Json.PATH -> value = path();
+            default -> {
+                return tagged(tag);
+            }
+        }
+        if (p.nextToken() != JsonToken.END_OBJECT) {
+            throw corrupt("a tagged value has exactly one field, '" + tag + "' has company");
+        }
+        return value;
+    }
+
+    private Path path() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        List<String> nodes = null, relationships = null;
+        while (nextField()) {
+            switch (field) {
+                case Json.NODES -> nodes = strings();
+                case Json.RELATIONSHIPS -> relationships = strings();
+                default -> p.skipChildren();
+            }
+        }
+        required(nodes, Json.NODES);
+        required(relationships, Json.RELATIONSHIPS);
+        if (nodes.size() != relationships.size() + 1) {
+            throw corrupt("a path of " + nodes.size() + " nodes and " + relationships.size() + " relationships");
+        }
+        return new Path(nodes, relationships);
+    }
+
+    private Object tagged() throws IOException {
+        if (!nextField()) {
+            throw corrupt("empty object as a value");
+        }
+        return tagged(field);
+    }
+
+    /** The rest of a tagged value whose tag (the field name) has just been read. */
+    private Object tagged(String tag) throws IOException {
         Object value = switch (tag) {
             case Json.BYTE -> (byte) integer(Byte.MIN_VALUE, Byte.MAX_VALUE);
             case Json.SHORT -> (short) integer(Short.MIN_VALUE, Short.MAX_VALUE);

@@ -13,6 +13,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,8 @@ import org.subgraphexport.format.Wire;
 /**
  * Decodes the {@code kryo} format (see {@link Wire}) from a plain {@code InputStream}, through its own 64 KiB
  * buffer; no Kryo needed. Every length is checked against {@link Wire#MAX_LENGTH} and its storage grows as bytes
- * arrive, so a lying length costs no more memory than the bytes that follow it. Malformed UTF-8 decodes to
+ * arrive, so a lying length costs no more memory than the bytes that follow it; lists and maps deeper than
+ * {@link Wire#MAX_NESTING} are rejected before the recursion that reads them gets deep. Malformed UTF-8 decodes to
  * U+FFFD.
  */
 final class KryoRecordReader extends AbstractRecordReader {
@@ -90,6 +92,25 @@ final class KryoRecordReader extends AbstractRecordReader {
                 String end = nodePrefix + varlong();
                 return new Relationship(id, type, start, end, properties());
             }
+            case Wire.COLUMNS -> {
+                int count = length(varint(), "column count");
+                List<String> names = new ArrayList<>(initialCapacity(count));
+                for (int i = 0; i < count; i++) {
+                    names.add(string());
+                }
+                return new Columns(names);
+            }
+            case Wire.ROW -> {
+                int count = columnCount();
+                if (count < 0) {
+                    throw corrupt("a row record in a stream without columns");
+                }
+                List<Object> values = new ArrayList<>(initialCapacity(count));
+                for (int i = 0; i < count; i++) {
+                    values.add(rowValue(u8(), 0));
+                }
+                return new Row(values);
+            }
             case Wire.END -> {
                 long nodes = varlong();
                 long relationships = varlong();
@@ -97,8 +118,9 @@ final class KryoRecordReader extends AbstractRecordReader {
                 if (truncated > 1) {
                     throw corrupt("truncated flag " + truncated + ", expected 0 or 1");
                 }
+                long rows = columnCount() >= 0 ? varlong() : 0;  // rows streams only
                 expectEof();
-                return new ExportEnd(nodes, relationships, truncated == 1);
+                return new ExportEnd(nodes, relationships, truncated == 1, rows);
             }
             case Wire.ERROR -> {
                 String code = string();
@@ -140,6 +162,61 @@ final class KryoRecordReader extends AbstractRecordReader {
             String key = token(keys, "property key");
             if (properties.put(key, value(u8())) != null) {
                 throw corrupt("property '" + key + "' twice in one record");
+            }
+        }
+    }
+
+    /** A row value with tag {@code tag}, inside {@code depth} lists and maps: a property value or a row-only one. */
+    private Object rowValue(int tag, int depth) throws IOException {
+        switch (tag) {
+            case Wire.T_NULL -> {
+                return null;
+            }
+            case Wire.T_LIST -> {
+                nest(depth);
+                int n = length(varint(), "list");
+                List<Object> list = new ArrayList<>(initialCapacity(n));
+                for (int i = 0; i < n; i++) {
+                    list.add(rowValue(u8(), depth + 1));
+                }
+                return Collections.unmodifiableList(list);
+            }
+            case Wire.T_MAP -> {
+                nest(depth);
+                int n = length(varint(), "map");
+                Map<String, Object> map = new LinkedHashMap<>(Math.min(n, 64));
+                for (int i = 0; i < n; i++) {
+                    String key = string();
+                    if (map.containsKey(key)) {
+                        throw corrupt("map key '" + key + "' twice in one map");
+                    }
+                    map.put(key, rowValue(u8(), depth + 1));
+                }
+                return Collections.unmodifiableMap(map);
+            }
+            case Wire.T_NODE_REF -> {
+                return new NodeRef(nodePrefix + varlong());
+            }
+            case Wire.T_RELATIONSHIP_REF -> {
+                return new RelationshipRef(relPrefix + varlong());
+            }
+            case Wire.T_PATH -> {
+                int n = length(varint(), "path");
+                if (n == 0) {
+                    throw corrupt("a path without nodes");
+                }
+                List<String> nodes = new ArrayList<>(initialCapacity(n));
+                for (int i = 0; i < n; i++) {
+                    nodes.add(nodePrefix + varlong());
+                }
+                List<String> relationships = new ArrayList<>(initialCapacity(n - 1));
+                for (int i = 1; i < n; i++) {
+                    relationships.add(relPrefix + varlong());
+                }
+                return new Path(nodes, relationships);
+            }
+            default -> {
+                return value(tag);
             }
         }
     }

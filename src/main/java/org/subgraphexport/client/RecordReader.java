@@ -15,6 +15,8 @@ import org.subgraphexport.format.Format;
  *         switch (r) {
  *             case Node n -> ...
  *             case Relationship rel -> ...
+ *             case Columns c -> ...       // rows streams: right after the header
+ *             case Row row -> ...         // rows streams
  *             case ExportEnd end -> ...
  *             case ExportHeader h -> throw new AssertionError("header() has it");
  *         }
@@ -29,8 +31,17 @@ import org.subgraphexport.format.Format;
  * UUID[]. Every format round-trips every type exactly (JSON and BSON carry type tags for what plain JSON lacks);
  * one exception: in JSON and BSON a {@code char} that is a lone surrogate becomes {@code '?'}.
  *
- * <p>Errors: the server's error record raises {@link ExportFailedException} (after the records before it were
- * returned); bytes that are not a valid stream (truncated, garbage, lengths beyond limits) raise
+ * <p>Row values ({@link Row}) are any of those, or null, {@code List<Object>} (unmodifiable, stream order),
+ * {@code Map<String, Object>} (unmodifiable, insertion-ordered: stream order), {@link NodeRef},
+ * {@link RelationshipRef} or {@link Path}, nested at most {@link org.subgraphexport.format.Wire#MAX_NESTING} lists
+ * and maps deep. The reader checks that columns come right after the header and each row has one value per
+ * column; {@link Subgraph#read} also checks that references resolve to earlier records. Lists and maps are read
+ * recursively: the deepest allowed rows need about 512 KB of thread stack (the JVM's default is 1 MB); with less,
+ * such a row fails with {@link CorruptStreamException}, never a {@code StackOverflowError}.
+ *
+ * <p>Errors: the server's error record raises {@link ExportFailedException} after the records before it were
+ * returned: every complete record the server wrote (a record it was writing when it failed is not in the stream at
+ * all). Bytes that are not a valid stream (truncated, garbage, lengths beyond limits) raise
  * {@link CorruptStreamException}; an {@code IOException} of the input stream itself passes unchanged. After an
  * exception, {@code next()} throws it again. Not thread-safe.
  */
@@ -39,7 +50,7 @@ public interface RecordReader extends AutoCloseable {
     ExportHeader header();
 
     /**
-     * The next node or relationship, then the {@link ExportEnd} record, then null forever.
+     * The next record (columns, node, relationship, row), then the {@link ExportEnd} record, then null forever.
      *
      * @throws ExportFailedException  if the stream ends with the server's error record
      * @throws CorruptStreamException if the bytes are not a valid stream, including one that ends without a

@@ -1,26 +1,41 @@
 package org.subgraphexport.client;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
- * A whole export in memory: header, nodes and relationships by element id in stream order, and the closing
- * record. A convenience for tests and small exports only; large ones should be consumed record by record from
- * the {@link RecordReader}.
+ * A whole export in memory: header, nodes and relationships by element id in stream order, the closing record,
+ * and for a rows stream (Cypher {@code mode=rows}) the column names and the rows in stream order. A convenience
+ * for tests and small exports only; large ones should be consumed record by record from the {@link RecordReader}.
+ *
+ * @param columns column names of a rows stream; empty for a graph stream
+ * @param rows    rows of a rows stream in stream order; empty for a graph stream
  */
 public record Subgraph(ExportHeader header, Map<String, Node> nodes, Map<String, Relationship> relationships,
-        ExportEnd end) {
+        ExportEnd end, List<String> columns, List<Row> rows) {
 
     public Subgraph {
         nodes = Collections.unmodifiableMap(new LinkedHashMap<>(nodes));
         relationships = Collections.unmodifiableMap(new LinkedHashMap<>(relationships));
+        columns = List.copyOf(columns);
+        rows = List.copyOf(rows);
+    }
+
+    /** A graph stream's content: no columns, no rows. */
+    public Subgraph(ExportHeader header, Map<String, Node> nodes, Map<String, Relationship> relationships,
+            ExportEnd end) {
+        this(header, nodes, relationships, end, List.of(), List.of());
     }
 
     /**
      * Reads every record of {@code reader} (without closing it). Also checks what a streaming reader cannot:
-     * element ids are unique, and every relationship comes after both of its end nodes.
+     * element ids are unique, every relationship comes after both of its end nodes, and every node and
+     * relationship a row refers to (directly, in a list or map, or in a path) came before the row, and each path's
+     * relationships connect its consecutive nodes.
      *
      * @throws ExportFailedException  if the stream ends with an error record
      * @throws CorruptStreamException if the stream is invalid
@@ -28,6 +43,8 @@ public record Subgraph(ExportHeader header, Map<String, Node> nodes, Map<String,
     public static Subgraph read(RecordReader reader) throws IOException {
         Map<String, Node> nodes = new LinkedHashMap<>();
         Map<String, Relationship> relationships = new LinkedHashMap<>();
+        List<String> columns = List.of();
+        List<Row> rows = new ArrayList<>();
         while (true) {
             Record r = reader.next();
             switch (r) {
@@ -46,10 +63,64 @@ public record Subgraph(ExportHeader header, Map<String, Node> nodes, Map<String,
                         throw new CorruptStreamException("relationship " + rel.id() + " twice in the stream");
                     }
                 }
+                case Columns c -> columns = c.names();
+                case Row row -> {
+                    for (Object value : row.values()) {
+                        checkReferences(value, nodes, relationships, rows.size());
+                    }
+                    rows.add(row);
+                }
                 case ExportEnd end -> {
-                    return new Subgraph(reader.header(), nodes, relationships, end);
+                    return new Subgraph(reader.header(), nodes, relationships, end, columns, rows);
                 }
                 case ExportHeader h -> throw new CorruptStreamException("a second header record");
+            }
+        }
+    }
+
+    /** Checks that every reference in {@code value} resolves to a node or relationship already read. */
+    private static void checkReferences(Object value, Map<String, Node> nodes,
+            Map<String, Relationship> relationships, int row) throws CorruptStreamException {
+        switch (value) {
+            case NodeRef ref -> {
+                if (!nodes.containsKey(ref.id())) {
+                    throw new CorruptStreamException("row " + row + " refers to node " + ref.id()
+                            + " before its node record");
+                }
+            }
+            case RelationshipRef ref -> {
+                if (!relationships.containsKey(ref.id())) {
+                    throw new CorruptStreamException("row " + row + " refers to relationship " + ref.id()
+                            + " before its relationship record");
+                }
+            }
+            case Path path -> {
+                for (String id : path.nodes()) {
+                    checkReferences(new NodeRef(id), nodes, relationships, row);
+                }
+                for (int i = 0; i < path.length(); i++) {
+                    String id = path.relationships().get(i);
+                    checkReferences(new RelationshipRef(id), nodes, relationships, row);
+                    Relationship rel = relationships.get(id);
+                    String a = path.nodes().get(i), b = path.nodes().get(i + 1);
+                    if (!(rel.start().equals(a) && rel.end().equals(b)) && !(rel.start().equals(b) && rel.end().equals(a))) {
+                        throw new CorruptStreamException("row " + row + " has a path whose relationship " + id
+                                + " does not connect " + a + " and " + b);
+                    }
+                }
+            }
+            case List<?> list -> {
+                for (Object e : list) {
+                    checkReferences(e, nodes, relationships, row);
+                }
+            }
+            case Map<?, ?> map -> {
+                for (Object e : map.values()) {
+                    checkReferences(e, nodes, relationships, row);
+                }
+            }
+            case null, default -> {
+                // a scalar, an array or null: refers to nothing
             }
         }
     }

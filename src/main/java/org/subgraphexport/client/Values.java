@@ -2,11 +2,13 @@ package org.subgraphexport.client;
 
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-/** Content equality, hashing and printing for property maps whose values may be arrays. */
+/** Content equality, hashing and printing for property maps and row values whose values may be arrays. */
 final class Values {
     private Values() {}
 
@@ -45,5 +47,84 @@ final class Values {
             sb.append(e.getKey()).append('=').append(v, 1, v.length() - 1);
         }
         return sb.append('}').toString();
+    }
+
+    /** Equality of row values: lists element by element, maps entry by entry (any order), arrays by content. */
+    static boolean deepEquals(Object a, Object b) {
+        if (a instanceof List<?> x && b instanceof List<?> y) {
+            if (x.size() != y.size()) {
+                return false;
+            }
+            Iterator<?> i = x.iterator(), j = y.iterator();
+            while (i.hasNext()) {
+                if (!deepEquals(i.next(), j.next())) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (a instanceof Map<?, ?> x && b instanceof Map<?, ?> y) {
+            if (x.size() != y.size()) {
+                return false;
+            }
+            for (Map.Entry<?, ?> e : x.entrySet()) {
+                if (!y.containsKey(e.getKey()) || !deepEquals(e.getValue(), y.get(e.getKey()))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return Objects.deepEquals(a, b);
+    }
+
+    /** A hash code consistent with {@link #deepEquals}. */
+    static int deepHash(Object v) {
+        if (v instanceof List<?> list) {
+            int h = 1;
+            for (Object e : list) {
+                h = 31 * h + deepHash(e);
+            }
+            return h;
+        }
+        if (v instanceof Map<?, ?> map) {
+            int h = 0;
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                h += Objects.hashCode(e.getKey()) ^ deepHash(e.getValue());
+            }
+            return h;
+        }
+        return Arrays.deepHashCode(new Object[] {v});
+    }
+
+    /** Row values printed with array contents. */
+    static String deepToString(Object v) {
+        StringBuilder sb = new StringBuilder();
+        append(sb, v);
+        return sb.toString();
+    }
+
+    private static void append(StringBuilder sb, Object v) {
+        if (v instanceof List<?> list) {
+            sb.append('[');
+            String sep = "";
+            for (Object e : list) {
+                sb.append(sep);
+                append(sb, e);
+                sep = ", ";
+            }
+            sb.append(']');
+        } else if (v instanceof Map<?, ?> map) {
+            sb.append('{');
+            String sep = "";
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                sb.append(sep).append(e.getKey()).append('=');
+                append(sb, e.getValue());
+                sep = ", ";
+            }
+            sb.append('}');
+        } else {
+            String s = Arrays.deepToString(new Object[] {v});
+            sb.append(s, 1, s.length() - 1);
+        }
     }
 }

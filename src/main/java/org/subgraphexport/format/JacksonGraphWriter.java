@@ -2,7 +2,10 @@ package org.subgraphexport.format;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.StreamWriteConstraints;
 import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.core.exc.StreamWriteException;
 import com.fasterxml.jackson.core.io.SerializedString;
 import de.undercouch.bson4jackson.BsonFactory;
 import java.io.IOException;
@@ -19,16 +22,28 @@ import java.util.Arrays;
 /**
  * Writes the {@code json} and {@code bson} formats (see {@link Wire}): the same record objects through a Jackson
  * {@link JsonGenerator}, for JSON as one array, for BSON as one document per record (bson4jackson's generator
- * buffers a document until it is complete; it is flushed after every record into a buffer that does not pass
- * flushes on, so the target sees large writes and one flush in {@link #finish}).
+ * buffers a document until it is complete; it is flushed after every record).
+ *
+ * <p>Both generators write into a {@link RecordBuffer} that does not pass flushes on and hands its bytes to the
+ * target only at the end of a record, once it holds {@link Wire#KRYO_BUFFER} bytes or more: the target sees large
+ * writes, never part of a record, and one flush in {@link #finish}. That is what lets {@link #error} drop an
+ * unfinished record: JSON closes the generator's open arrays and objects (so its state is back at the top-level
+ * array), flushes, and truncates the buffer to the end of the last complete record; BSON abandons the generator
+ * with its unfinished document (which bson4jackson never wrote out) and continues with a fresh one. The cost: the
+ * record being written and up to 64 KiB before it are in memory, and JSON bytes are copied once more, from
+ * Jackson's 8 KB buffer into this one (a {@code System.arraycopy} per 8 KB; nothing per element).
  *
  * <p>Field names are pre-encoded {@link SerializedString}s; token names are encoded once per stream and kept by
  * database token id in growable arrays; element ids are written from a reusable {@code char[]} (prefix + decimal
  * digits); numbers go straight to the generator. No databind, no reflection, no boxing.
  */
 public final class JacksonGraphWriter implements GraphWriter {
+    /** JSON nesting a row may need: two levels per map, one per list, and the record's own few. */
+    static final int MAX_JSON_DEPTH = 2 * Wire.MAX_NESTING + 16;
+
     private static final JsonFactory JSON = JsonFactory.builder()
             .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
+            .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(MAX_JSON_DEPTH).build())
             .build();
     private static final BsonFactory BSON = new BsonFactory();
 
@@ -44,7 +59,10 @@ public final class JacksonGraphWriter implements GraphWriter {
             TRUNCATED = name(Wire.Json.TRUNCATED), CODE = name(Wire.Json.CODE), MESSAGE = name(Wire.Json.MESSAGE),
             R_HEADER = name(Wire.Json.R_HEADER), R_NODE = name(Wire.Json.R_NODE),
             R_RELATIONSHIP = name(Wire.Json.R_RELATIONSHIP), R_END = name(Wire.Json.R_END),
-            R_ERROR = name(Wire.Json.R_ERROR),
+            R_ERROR = name(Wire.Json.R_ERROR), R_COLUMNS = name(Wire.Json.R_COLUMNS), R_ROW = name(Wire.Json.R_ROW),
+            NAMES = name(Wire.Json.NAMES), ROWS = name(Wire.Json.ROWS), MAP = name(Wire.Json.MAP),
+            NODE_REF = name(Wire.Json.NODE_REF), RELATIONSHIP_REF = name(Wire.Json.RELATIONSHIP_REF),
+            PATH = name(Wire.Json.PATH),
             BYTE = name(Wire.Json.BYTE), SHORT = name(Wire.Json.SHORT), INT = name(Wire.Json.INT),
             FLOAT = name(Wire.Json.FLOAT), DOUBLE = name(Wire.Json.DOUBLE), CHAR = name(Wire.Json.CHAR),
             BYTES = name(Wire.Json.BYTES), POINT = name(Wire.Json.POINT), DURATION = name(Wire.Json.DURATION),
@@ -69,8 +87,12 @@ public final class JacksonGraphWriter implements GraphWriter {
 
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
-    private final JsonGenerator gen;
-    private final UnflushedBuffer bson;  // null for JSON
+    // kinds of open containers
+    private static final int ROW = 1, LIST = 2, MAP_KIND = 3;
+
+    private JsonGenerator gen;  // BSON: replaced by error() inside a record
+    private final RecordBuffer buffer;
+    private final boolean bson;
     private TokenNames tokens;
     private SerializedString[] labels = new SerializedString[64], types = new SerializedString[16],
             keys = new SerializedString[64];
@@ -82,29 +104,41 @@ public final class JacksonGraphWriter implements GraphWriter {
     private char[] chars = new char[64];
     private final StringBuilder text = new StringBuilder(64);
     private boolean finished;
+    private boolean started;
+    /** Stream offset right after the header record. */
+    private long headerEnd;
+    /** True once the closing record is written. */
+    private boolean closed;
+    /** Number of columns of a rows stream; -1 for a graph stream. */
+    private int columnCount = -1;
+    private long rows;
+    /** Open row, lists and maps, innermost last: kinds and announced sizes (checked against Jackson's counts). */
+    private int depth;
+    private int[] containerKinds = new int[8];
+    private int[] containerSizes = new int[8];
 
-    private JacksonGraphWriter(JsonGenerator gen, UnflushedBuffer bson) {
-        this.gen = gen;
+    private JacksonGraphWriter(OutputStream out, boolean bson) {
+        this.buffer = new RecordBuffer(out);
         this.bson = bson;
+        this.gen = generator();
+    }
+
+    private JsonGenerator generator() {
+        try {
+            return bson ? BSON.createGenerator(buffer) : JSON.createGenerator(buffer);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create a generator", e);  // creating one does no I/O
+        }
     }
 
     /** A {@code json} writer over {@code out}. */
     public static JacksonGraphWriter json(OutputStream out) {
-        try {
-            return new JacksonGraphWriter(JSON.createGenerator(out), null);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot create a JSON generator", e);  // creating one does no I/O
-        }
+        return new JacksonGraphWriter(out, false);
     }
 
     /** A {@code bson} writer over {@code out}. */
     public static JacksonGraphWriter bson(OutputStream out) {
-        UnflushedBuffer buffer = new UnflushedBuffer(out);
-        try {
-            return new JacksonGraphWriter(BSON.createGenerator(buffer), buffer);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot create a BSON generator", e);  // creating one does no I/O
-        }
+        return new JacksonGraphWriter(out, true);
     }
 
     private static SerializedString name(String s) {
@@ -115,12 +149,15 @@ public final class JacksonGraphWriter implements GraphWriter {
 
     @Override
     public void header(Header header, TokenNames tokens) throws IOException {
+        if (started) {
+            throw new IllegalStateException("header() twice");
+        }
         this.tokens = tokens;
         nodeId = idBuffer(header.nodeIdPrefix());
         nodePrefix = header.nodeIdPrefix().length();
         relId = idBuffer(header.relIdPrefix());
         relPrefix = header.relIdPrefix().length();
-        if (bson == null) {
+        if (!bson) {
             gen.writeStartArray();
         }
         record(R_HEADER);
@@ -131,6 +168,8 @@ public final class JacksonGraphWriter implements GraphWriter {
         gen.writeFieldName(ROOT);
         gen.writeString(wellFormed(header.root()));
         endRecord();
+        headerEnd = buffer.committed;
+        started = true;
     }
 
     @Override
@@ -174,8 +213,8 @@ public final class JacksonGraphWriter implements GraphWriter {
     }
 
     private void endProperties() throws IOException {
-        if (array != null) {
-            throw new IllegalStateException("record ended inside an array");
+        if (array != null || depth != 0) {
+            throw new IllegalStateException("record ended inside an array or a row");
         }
         gen.writeEndObject();
         endRecord();
@@ -187,7 +226,50 @@ public final class JacksonGraphWriter implements GraphWriter {
     }
 
     @Override
+    public void columns(String[] names) throws IOException {
+        if (!started || closed || buffer.committed != headerEnd || !betweenRecords()) {
+            throw new IllegalStateException("columns() comes once, right after header()");
+        }
+        if (names.length > Wire.MAX_LENGTH) {
+            throw new IllegalArgumentException(names.length + " columns");
+        }
+        record(R_COLUMNS);
+        gen.writeFieldName(NAMES);
+        gen.writeStartArray();
+        for (String name : names) {
+            gen.writeString(wellFormed(name));
+        }
+        gen.writeEndArray();
+        endRecord();
+        columnCount = names.length;
+    }
+
+    @Override
+    public void beginRow() throws IOException {
+        if (columnCount < 0 || depth != 0 || array != null) {
+            throw new IllegalStateException(columnCount < 0 ? "beginRow() without columns()"
+                    : "beginRow() inside a row or an array");
+        }
+        record(R_ROW);
+        gen.writeFieldName(VALUES);
+        gen.writeStartArray();
+        push(ROW, columnCount);
+    }
+
+    @Override
+    public void endRow() throws IOException {
+        pop(ROW, "endRow() without beginRow()");
+        gen.writeEndArray();
+        endRecord();
+        rows++;
+    }
+
+    @Override
     public void end(long nodes, long relationships, boolean truncated) throws IOException {
+        requireOpen("end()");
+        if (!betweenRecords() || depth != 0 || array != null) {
+            throw new IllegalStateException("end() inside a record");
+        }
         record(R_END);
         gen.writeFieldName(NODES);
         gen.writeNumber(nodes);
@@ -195,17 +277,70 @@ public final class JacksonGraphWriter implements GraphWriter {
         gen.writeNumber(relationships);
         gen.writeFieldName(TRUNCATED);
         gen.writeBoolean(truncated);
+        if (columnCount >= 0) {
+            gen.writeFieldName(ROWS);
+            gen.writeNumber(rows);
+        }
         endRecord();
+        closed = true;
     }
 
     @Override
     public void error(String code, String message) throws IOException {
+        requireOpen("error()");
+        if (!betweenRecords()) {
+            dropUnfinishedRecord();
+        }
+        array = null;
+        depth = 0;
         record(R_ERROR);
         gen.writeFieldName(CODE);
         gen.writeString(wellFormed(code));
         gen.writeFieldName(MESSAGE);
         gen.writeString(message == null ? "" : wellFormed(message));
         endRecord();
+        closed = true;
+    }
+
+    private void requireOpen(String call) {
+        if (!started || closed || finished) {
+            throw new IllegalStateException(call + (!started ? " before header(): no stream has started"
+                    : " after the closing record"));
+        }
+    }
+
+    /** True if the generator is not inside a record object: at the top-level array (JSON) or root (BSON). */
+    private boolean betweenRecords() {
+        JsonStreamContext c = gen.getOutputContext();
+        return bson ? c.inRoot() : c.inArray() && c.getParent().inRoot();
+    }
+
+    /**
+     * BSON: a fresh generator; the old one holds the unfinished document and is dropped unwritten. JSON: closes
+     * whatever is open down to the top-level array (the bytes do not matter: they are cut), moves everything into
+     * the buffer, and cuts it back to the end of the last complete record; the generator then continues the
+     * top-level array, and its next record starts with the separating comma.
+     */
+    private void dropUnfinishedRecord() throws IOException {
+        if (bson) {
+            gen = generator();
+            return;
+        }
+        for (JsonStreamContext c = gen.getOutputContext(); !(c.inArray() && c.getParent().inRoot());
+                c = gen.getOutputContext()) {
+            if (c.inArray()) {
+                gen.writeEndArray();
+            } else {
+                try {
+                    gen.writeEndObject();
+                } catch (StreamWriteException pendingName) {
+                    gen.writeNull();  // a field name without its value: give it one, then close
+                    gen.writeEndObject();
+                }
+            }
+        }
+        gen.flush();  // into the buffer, which keeps flushes from the target
+        buffer.rewind();
     }
 
     @Override
@@ -214,13 +349,11 @@ public final class JacksonGraphWriter implements GraphWriter {
             return;
         }
         finished = true;
-        if (bson == null) {
+        if (!bson) {
             gen.writeEndArray();
         }
         gen.close();  // writes what it buffers, releases its buffers; the target stays open
-        if (bson != null) {
-            bson.flushToTarget();
-        }
+        buffer.flushToTarget();
     }
 
     private void record(SerializedString kind) throws IOException {
@@ -231,8 +364,11 @@ public final class JacksonGraphWriter implements GraphWriter {
 
     private void endRecord() throws IOException {
         gen.writeEndObject();
-        if (bson != null) {
-            gen.flush();  // the complete document into the buffer; the buffer does not flush the target
+        if (bson) {
+            gen.flush();  // the complete document into the buffer, which keeps flushes from the target
+            buffer.endRecord(0);
+        } else {
+            buffer.endRecord(gen.getOutputBuffered());
         }
     }
 
@@ -468,6 +604,132 @@ public final class JacksonGraphWriter implements GraphWriter {
         gen.writeEndObject();
     }
 
+    // ---- row values ---------------------------------------------------------------------------------------
+
+    @Override
+    public void writeNull() throws IOException {
+        rowValue("writeNull()");
+        gen.writeNull();
+    }
+
+    @Override
+    public void beginList(int size) throws IOException {
+        beginContainer("beginList()", size);
+        gen.writeStartArray();  // a plain array is a list: typed arrays are tagged objects
+        push(LIST, size);
+    }
+
+    @Override
+    public void endList() throws IOException {
+        pop(LIST, "endList() without beginList()");
+        gen.writeEndArray();
+    }
+
+    @Override
+    public void beginMap(int size) throws IOException {
+        beginContainer("beginMap()", size);
+        open(MAP);
+        gen.writeStartObject();
+        push(MAP_KIND, size);
+    }
+
+    @Override
+    public void mapKey(String key) throws IOException {
+        if (depth == 0 || array != null || containerKinds[depth - 1] != MAP_KIND) {
+            throw new IllegalStateException("mapKey() outside a map");
+        }
+        String name = wellFormed(key);
+        gen.writeFieldName(bson ? name.replace('\u0000', '\uFFFD') : name);  // a BSON field name ends at NUL
+    }
+
+    @Override
+    public void endMap() throws IOException {
+        pop(MAP_KIND, "endMap() without beginMap()");
+        gen.writeEndObject();
+        gen.writeEndObject();
+    }
+
+    @Override
+    public void writeNodeRef(long id) throws IOException {
+        rowValue("writeNodeRef()");
+        open(NODE_REF);
+        writeId(nodeId, nodePrefix, id);
+        gen.writeEndObject();
+    }
+
+    @Override
+    public void writeRelationshipRef(long id) throws IOException {
+        rowValue("writeRelationshipRef()");
+        open(RELATIONSHIP_REF);
+        writeId(relId, relPrefix, id);
+        gen.writeEndObject();
+    }
+
+    @Override
+    public void writePath(long[] nodeIds, long[] relationshipIds) throws IOException {
+        if (nodeIds.length != relationshipIds.length + 1 || nodeIds.length > Wire.MAX_LENGTH) {
+            throw new IllegalArgumentException("a path has one node more than relationships, not "
+                    + nodeIds.length + " and " + relationshipIds.length);
+        }
+        rowValue("writePath()");
+        open(PATH);
+        gen.writeStartObject();
+        gen.writeFieldName(NODES);
+        gen.writeStartArray();
+        for (long id : nodeIds) {
+            writeId(nodeId, nodePrefix, id);
+        }
+        gen.writeEndArray();
+        gen.writeFieldName(RELATIONSHIPS);
+        gen.writeStartArray();
+        for (long id : relationshipIds) {
+            writeId(relId, relPrefix, id);
+        }
+        gen.writeEndArray();
+        gen.writeEndObject();
+        gen.writeEndObject();
+    }
+
+    private void rowValue(String call) {
+        if (depth == 0 || array != null) {
+            throw new IllegalStateException(call + (array != null ? " inside a typed array" : " outside a row"));
+        }
+    }
+
+    private void beginContainer(String call, int size) {
+        if (size < 0 || size > Wire.MAX_LENGTH) {
+            throw new IllegalArgumentException(call + " size " + size + " outside 0.." + Wire.MAX_LENGTH);
+        }
+        rowValue(call);
+        if (depth > Wire.MAX_NESTING) {  // the row is depth 1: lists and maps nest depth - 1 levels deep
+            throw new IllegalStateException("lists and maps nested deeper than " + Wire.MAX_NESTING + " levels");
+        }
+    }
+
+    private void push(int kind, int size) {
+        if (depth == containerKinds.length) {
+            containerKinds = Arrays.copyOf(containerKinds, depth * 2);
+            containerSizes = Arrays.copyOf(containerSizes, depth * 2);
+        }
+        containerKinds[depth] = kind;
+        containerSizes[depth] = size;
+        depth++;
+    }
+
+    /** Checks the innermost container against Jackson's count of what it received, and forgets it. */
+    private void pop(int kind, String unopened) {
+        if (depth == 0 || array != null || containerKinds[depth - 1] != kind) {
+            throw new IllegalStateException(unopened);
+        }
+        int expected = containerSizes[depth - 1];
+        int actual = gen.getOutputContext().getEntryCount();  // values of the array, entries of the map object
+        if (actual != expected) {
+            throw new IllegalStateException((kind == ROW ? "a row of " : kind == LIST ? "a list of " : "a map of ")
+                    + expected + (kind == MAP_KIND ? " entries" : " values") + " received " + actual);
+        }
+        depth--;
+    }
+
     /** A value that is plain JSON outside arrays: checks its kind inside one. */
     private void element(ArrayKind kind) {
         if (array != null && array != kind) {
@@ -580,7 +842,7 @@ public final class JacksonGraphWriter implements GraphWriter {
         SerializedString s = cache[id];
         if (s == null) {
             String name = wellFormed(tokens.propertyKey(id));
-            if (bson != null) {
+            if (bson) {
                 name = name.replace('\u0000', '\uFFFD');  // a BSON field name is NUL-terminated
             }
             s = cache[id] = name(name);
@@ -627,38 +889,46 @@ public final class JacksonGraphWriter implements GraphWriter {
     }
 
     /**
-     * A buffer in front of the target that ignores {@code flush()}: bson4jackson flushes after every document,
-     * the servlet stream should see large writes. {@link #flushToTarget} writes and flushes for real.
+     * The generators' output stream: collects bytes, ignores {@code flush()}, and hands its content to the target
+     * at the end of a record once it holds {@link Wire#KRYO_BUFFER} bytes or more (never in the middle of one, so
+     * the content since the last complete record can be cut). Grows to hold a large record whole.
      */
-    private static final class UnflushedBuffer extends OutputStream {
+    private static final class RecordBuffer extends OutputStream {
         private final OutputStream target;
-        private final byte[] buffer = new byte[Wire.KRYO_BUFFER];
+        private byte[] buffer = new byte[2 * Wire.KRYO_BUFFER];
         private int count;
+        /** Bytes handed to the target so far. */
+        private long drained;
+        /** Stream offset of the end of the last complete record. */
+        private long committed;
 
-        UnflushedBuffer(OutputStream target) {
+        RecordBuffer(OutputStream target) {
             this.target = target;
         }
 
         @Override
-        public void write(int b) throws IOException {
+        public void write(int b) {
             if (count == buffer.length) {
-                drain();
+                grow(1);
             }
             buffer[count++] = (byte) b;
         }
 
         @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            if (len >= buffer.length) {
-                drain();
-                target.write(b, off, len);
-            } else {
-                if (len > buffer.length - count) {
-                    drain();
-                }
-                System.arraycopy(b, off, buffer, count, len);
-                count += len;
+        public void write(byte[] b, int off, int len) {
+            if (len > buffer.length - count) {
+                grow(len);
             }
+            System.arraycopy(b, off, buffer, count, len);
+            count += len;
+        }
+
+        private void grow(int len) {
+            long needed = (long) count + len;
+            if (needed > Integer.MAX_VALUE - 8) {
+                throw new IllegalStateException("a record of more than 2 GB");
+            }
+            buffer = Arrays.copyOf(buffer, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(needed, 2L * buffer.length)));
         }
 
         @Override
@@ -671,6 +941,22 @@ public final class JacksonGraphWriter implements GraphWriter {
             // the target belongs to its owner
         }
 
+        /**
+         * A record has ended, {@code pending} bytes of it still in the generator: remembers the offset, and hands
+         * the content to the target if there is enough of it.
+         */
+        void endRecord(int pending) throws IOException {
+            committed = drained + count + pending;
+            if (count >= Wire.KRYO_BUFFER) {
+                drain();
+            }
+        }
+
+        /** Cuts everything after the last complete record (the generator must have flushed into this first). */
+        void rewind() {
+            count = (int) (committed - drained);
+        }
+
         void flushToTarget() throws IOException {
             drain();
             target.flush();
@@ -679,6 +965,7 @@ public final class JacksonGraphWriter implements GraphWriter {
         private void drain() throws IOException {
             if (count > 0) {
                 target.write(buffer, 0, count);
+                drained += count;
                 count = 0;
             }
         }

@@ -17,37 +17,72 @@ import java.time.ZonedDateTime;
 import java.util.Arrays;
 
 /**
- * Writes the {@code kryo} format (see {@link Wire}) through one pooled Kryo {@link WireOutput} with a 64 KiB
- * buffer: Kryo's var-ints and bytes, and big-endian fixed-width numbers (Kryo 5's own are little-endian); for {@code kryo-lzf} an {@link LZFOutputStream} sits between that buffer and the target.
+ * Writes the {@code kryo} format (see {@link Wire}) through one pooled Kryo {@link WireOutput}: Kryo's var-ints
+ * and bytes, and big-endian fixed-width numbers (Kryo 5's own are little-endian); for {@code kryo-lzf} an
+ * {@link LZFOutputStream} sits between that buffer and the target.
+ *
+ * <p>The buffer has no output stream: it grows rather than flush in the middle of a record, and the writer hands
+ * it to the target (write, flush) at the end of a record once it holds {@link Wire#KRYO_BUFFER} bytes or more. So
+ * the target never sees part of a record, and {@link #error} can rewind the buffer to the end of the last complete
+ * record and write the error record there. The cost: the record being written, and up to 64 KiB before it, are
+ * in memory (a buffer of 128 KiB, grown for a larger record and trimmed when it goes back to the pool).
  *
  * <p>The per-element path does not allocate: ids, counts and numbers are var-ints written into the buffer,
  * strings are encoded in place, token names are written once per stream and referenced by index afterwards
- * (database token id to stream index through a growable {@code int[]}, no boxing).
+ * (database token id to stream index through a growable {@code int[]}, no boxing). Per record it adds one
+ * comparison and one store (the end-of-record bookkeeping) to what Kryo's own flushing check cost.
  */
 public final class KryoGraphWriter implements GraphWriter {
     private static final Pool<WireOutput> OUTPUTS = new Pool<>(true, true, 16) {
         @Override
         protected WireOutput create() {
-            return new WireOutput(Wire.KRYO_BUFFER);
+            return new WireOutput(INITIAL_BUFFER, -1);
         }
     };
 
+    /** Room for a full hand-over threshold plus a record of up to 64 KiB without growing. */
+    private static final int INITIAL_BUFFER = 2 * Wire.KRYO_BUFFER;
+    /** A buffer that grew beyond this for a large record is replaced before it goes back to the pool. */
+    private static final int POOLED_MAX = 4 * Wire.KRYO_BUFFER;
+
+    /** {@link #arrayTag} inside a list, map or row (no typed array open): values are tagged and counted. */
+    private static final int IN_CONTAINER = -1;
+    // kinds of open containers
+    private static final int ROW = 1, LIST = 2, MAP = 3;
+
     private final OutputStream target;
     private final LZFOutputStream lzf;  // null for plain kryo
+    private final OutputStream sink;    // lzf or target: where the buffer goes
     private WireOutput out;
     private TokenNames tokens;
     /** Database token id to stream index + 1; 0 = not yet written. */
     private int[] labels = new int[64], types = new int[16], keys = new int[64];
     private int labelCount, typeCount, keyCount;
-    /** Element tag of the open array, 0 outside arrays. */
+    /** Element tag of the open typed array; {@link #IN_CONTAINER} in a list, map or row; 0 otherwise. */
     private int arrayTag;
     private int arrayRemaining;
+
+    /** Buffer position at the end of the last complete record: where {@link #error} rewinds to. */
+    private int committed;
+    /** Bytes handed to the sink so far. */
+    private long drained;
+    /** Stream offset right after the header record, -1 before it. */
+    private long headerEnd = -1;
+    /** True once the closing record is written. */
+    private boolean closed;
+    /** Number of columns of a rows stream; -1 for a graph stream. */
+    private int columnCount = -1;
+    private long rows;
+    /** Open row, lists and maps, innermost last: their kinds and the values (map: keys + values) still due. */
+    private int depth;
+    private int[] containerKinds = new int[8];
+    private int[] containerRemaining = new int[8];
 
     private KryoGraphWriter(OutputStream target, LZFOutputStream lzf) {
         this.target = target;
         this.lzf = lzf;
-        this.out = OUTPUTS.obtain();
-        out.setOutputStream(lzf != null ? lzf : target);
+        this.sink = lzf != null ? lzf : target;
+        this.out = OUTPUTS.obtain();  // reset by the pool
     }
 
     /** A {@code kryo} writer over {@code target}. */
@@ -68,6 +103,9 @@ public final class KryoGraphWriter implements GraphWriter {
 
     @Override
     public void header(Header header, TokenNames tokens) throws IOException {
+        if (headerEnd >= 0) {
+            throw new IllegalStateException("header() twice");
+        }
         this.tokens = tokens;
         try {
             out.writeByte(Wire.MAGIC_0);                       // 'S'
@@ -82,6 +120,8 @@ public final class KryoGraphWriter implements GraphWriter {
         } catch (KryoException e) {
             throw io(e);
         }
+        endRecord();
+        headerEnd = drained + out.position();
     }
 
     @Override
@@ -101,6 +141,7 @@ public final class KryoGraphWriter implements GraphWriter {
     @Override
     public void endNode() throws IOException {
         endProperties();
+        endRecord();
     }
 
     @Override
@@ -119,11 +160,12 @@ public final class KryoGraphWriter implements GraphWriter {
     @Override
     public void endRelationship() throws IOException {
         endProperties();
+        endRecord();
     }
 
     private void endProperties() throws IOException {
         if (arrayTag != 0) {
-            throw new IllegalStateException("record ended inside an array");
+            throw new IllegalStateException("record ended inside an array or a row");
         }
         try {
             out.writeByte(Wire.PROPERTIES_END);                // end of properties
@@ -143,19 +185,74 @@ public final class KryoGraphWriter implements GraphWriter {
     }
 
     @Override
+    public void columns(String[] names) throws IOException {
+        if (headerEnd < 0 || drained + out.position() != headerEnd || closed) {
+            throw new IllegalStateException("columns() comes once, right after header()");
+        }
+        if (names.length > Wire.MAX_LENGTH) {
+            throw new IllegalArgumentException(names.length + " columns");
+        }
+        try {
+            out.writeByte(Wire.COLUMNS);                       // record tag
+            out.writeVarInt(names.length, true);               // column count
+            for (String name : names) {
+                out.writeWireString(name);                     // column names
+            }
+        } catch (KryoException e) {
+            throw io(e);
+        }
+        columnCount = names.length;
+        endRecord();
+    }
+
+    @Override
+    public void beginRow() throws IOException {
+        if (columnCount < 0 || arrayTag != 0) {
+            throw new IllegalStateException(columnCount < 0 ? "beginRow() without columns()"
+                    : "beginRow() inside a row or an array");
+        }
+        try {
+            out.writeByte(Wire.ROW);                           // record tag; the values follow
+        } catch (KryoException e) {
+            throw io(e);
+        }
+        push(ROW, columnCount);
+    }
+
+    @Override
+    public void endRow() throws IOException {
+        pop(ROW, "endRow() without beginRow()", " row values missing");
+        rows++;
+        endRecord();
+    }
+
+    @Override
     public void end(long nodes, long relationships, boolean truncated) throws IOException {
+        requireOpen("end()");
+        if (out.position() != committed || depth != 0 || arrayTag != 0) {
+            throw new IllegalStateException("end() inside a record");
+        }
         try {
             out.writeByte(Wire.END);                           // record tag
             out.writeVarLong(nodes, true);                     // node count
             out.writeVarLong(relationships, true);             // relationship count
             out.writeByte(truncated ? 1 : 0);                  // truncated flag
+            if (columnCount >= 0) {
+                out.writeVarLong(rows, true);                  // row count (rows streams only)
+            }
         } catch (KryoException e) {
             throw io(e);
         }
+        closed = true;
     }
 
     @Override
     public void error(String code, String message) throws IOException {
+        requireOpen("error()");
+        out.setPosition(committed);                            // drops an unfinished record
+        arrayTag = 0;
+        arrayRemaining = 0;
+        depth = 0;
         try {
             out.writeByte(Wire.ERROR);                         // record tag
             out.writeWireString(code);                         // code
@@ -163,6 +260,30 @@ public final class KryoGraphWriter implements GraphWriter {
         } catch (KryoException e) {
             throw io(e);
         }
+        closed = true;
+    }
+
+    private void requireOpen(String call) {
+        if (headerEnd < 0 || closed || out == null) {
+            throw new IllegalStateException(call + (headerEnd < 0 ? " before header(): no stream has started"
+                    : " after the closing record"));
+        }
+    }
+
+    /**
+     * At the end of every record: hands the buffer to the sink (write, flush) if it holds {@link Wire#KRYO_BUFFER}
+     * bytes or more, and remembers where the next record starts.
+     */
+    private void endRecord() throws IOException {
+        int p = out.position();
+        if (p >= Wire.KRYO_BUFFER) {
+            sink.write(out.getBuffer(), 0, p);
+            sink.flush();
+            drained += p;
+            out.setPosition(0);
+            p = 0;
+        }
+        committed = p;
     }
 
     @Override
@@ -173,10 +294,12 @@ public final class KryoGraphWriter implements GraphWriter {
         }
         out = null;
         try {
-            // the buffered rest goes down without Output.flush(), which would flush the target before the last chunk
-            (lzf != null ? lzf : target).write(o.getBuffer(), 0, o.position());
+            // the buffered rest goes down without a flush, which would flush the target before the last chunk
+            sink.write(o.getBuffer(), 0, o.position());
         } finally {
-            o.setOutputStream(null);
+            if (o.getBuffer().length > POOLED_MAX) {
+                o.setBuffer(new byte[INITIAL_BUFFER], -1);  // do not keep a large record's buffer in the pool
+            }
             OUTPUTS.free(o);
         }
         if (lzf != null) {
@@ -201,7 +324,7 @@ public final class KryoGraphWriter implements GraphWriter {
     @Override
     public void writeByte(byte value) throws IOException {
         if (arrayTag != 0) {
-            throw new IllegalStateException("byte arrays are written with writeBytes");
+            containerValue("byte arrays are written with writeBytes");
         }
         try {
             out.writeByte(Wire.T_BYTE);
@@ -284,7 +407,7 @@ public final class KryoGraphWriter implements GraphWriter {
     @Override
     public void writeBytes(byte[] value) throws IOException {
         if (arrayTag != 0) {
-            throw new IllegalStateException("writeBytes inside an array");
+            containerValue("writeBytes inside an array");
         }
         try {
             out.writeByte(Wire.T_BYTES);
@@ -394,7 +517,7 @@ public final class KryoGraphWriter implements GraphWriter {
     @Override
     public void writeVector(VectorKind kind, Object values) throws IOException {
         if (arrayTag != 0) {
-            throw new IllegalStateException("writeVector inside an array");
+            containerValue("writeVector inside an array");
         }
         try {
             out.writeByte(Wire.T_VECTOR);
@@ -448,11 +571,11 @@ public final class KryoGraphWriter implements GraphWriter {
 
     @Override
     public void beginArray(int size, ArrayKind kind) throws IOException {
-        if (arrayTag != 0) {
-            throw new IllegalStateException("nested arrays are not values");
-        }
         if (size < 0) {
             throw new IllegalArgumentException("negative array size " + size);
+        }
+        if (arrayTag != 0) {
+            containerValue("nested arrays are not values");
         }
         int tag = Wire.elementTag(kind);
         try {
@@ -468,21 +591,192 @@ public final class KryoGraphWriter implements GraphWriter {
 
     @Override
     public void endArray() {
-        if (arrayTag == 0 || arrayRemaining != 0) {
-            throw new IllegalStateException(arrayTag == 0 ? "endArray without beginArray"
+        if (arrayTag <= 0 || arrayRemaining != 0) {
+            throw new IllegalStateException(arrayTag <= 0 ? "endArray without beginArray"
                     : arrayRemaining + " array elements missing");
         }
-        arrayTag = 0;
+        arrayTag = depth == 0 ? 0 : IN_CONTAINER;
     }
 
-    /** Outside an array writes the value tag; inside, checks the element against the array's type. */
+    /**
+     * Outside arrays and containers writes the value tag; in a list, map or row counts the value and writes the
+     * tag; inside a typed array checks the element against the array's type (and writes no tag).
+     */
     private void tag(int tag) {
         if (arrayTag == 0) {
+            out.writeByte(tag);                                // value tag
+        } else if (arrayTag == IN_CONTAINER) {
+            containerValue(null);
             out.writeByte(tag);                                // value tag
         } else if (arrayTag != tag || arrayRemaining-- == 0) {
             throw new IllegalStateException(arrayTag != tag ? "value tag " + tag + " in an array of tag " + arrayTag
                     : "more array elements than announced");
         }
+    }
+
+    // ---- row values ---------------------------------------------------------------------------------------
+
+    @Override
+    public void writeNull() throws IOException {
+        rowValue("writeNull()");
+        try {
+            out.writeByte(Wire.T_NULL);                        // value tag, no payload
+        } catch (KryoException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public void beginList(int size) throws IOException {
+        beginContainer("beginList()", size);
+        try {
+            out.writeByte(Wire.T_LIST);                        // value tag
+            out.writeVarInt(size, true);                       // size; the values follow, each tagged
+        } catch (KryoException e) {
+            throw io(e);
+        }
+        push(LIST, size);
+    }
+
+    @Override
+    public void endList() {
+        pop(LIST, "endList() without beginList()", " list values missing");
+    }
+
+    @Override
+    public void beginMap(int size) throws IOException {
+        beginContainer("beginMap()", size);
+        try {
+            out.writeByte(Wire.T_MAP);                         // value tag
+            out.writeVarInt(size, true);                       // size; (key, tagged value) pairs follow
+        } catch (KryoException e) {
+            throw io(e);
+        }
+        push(MAP, 2 * size);
+    }
+
+    @Override
+    public void mapKey(String key) throws IOException {
+        int d = depth - 1;
+        if (arrayTag != IN_CONTAINER || containerKinds[d] != MAP || (containerRemaining[d] & 1) != 0
+                || containerRemaining[d] == 0) {
+            throw new IllegalStateException(arrayTag != IN_CONTAINER || containerKinds[d] != MAP
+                    ? "mapKey() outside a map" : containerRemaining[d] == 0 ? "more map entries than announced"
+                    : "mapKey() where the previous key's value is due");
+        }
+        containerRemaining[d]--;
+        try {
+            out.writeWireString(key);                          // key
+        } catch (KryoException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public void endMap() {
+        pop(MAP, "endMap() without beginMap()", " map keys and values missing");
+    }
+
+    @Override
+    public void writeNodeRef(long id) throws IOException {
+        rowValue("writeNodeRef()");
+        try {
+            out.writeByte(Wire.T_NODE_REF);                    // value tag
+            out.writeVarLong(id, true);                        // node id
+        } catch (KryoException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public void writeRelationshipRef(long id) throws IOException {
+        rowValue("writeRelationshipRef()");
+        try {
+            out.writeByte(Wire.T_RELATIONSHIP_REF);            // value tag
+            out.writeVarLong(id, true);                        // relationship id
+        } catch (KryoException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public void writePath(long[] nodeIds, long[] relationshipIds) throws IOException {
+        if (nodeIds.length != relationshipIds.length + 1 || nodeIds.length > Wire.MAX_LENGTH) {
+            throw new IllegalArgumentException("a path has one node more than relationships, not "
+                    + nodeIds.length + " and " + relationshipIds.length);
+        }
+        rowValue("writePath()");
+        try {
+            out.writeByte(Wire.T_PATH);                        // value tag
+            out.writeVarInt(nodeIds.length, true);             // node count
+            for (long id : nodeIds) {
+                out.writeVarLong(id, true);                    // node ids
+            }
+            for (long id : relationshipIds) {
+                out.writeVarLong(id, true);                    // relationship ids
+            }
+        } catch (KryoException e) {
+            throw io(e);
+        }
+    }
+
+    /** A row-only value: counts it in its container, or throws if there is none (or a typed array is open). */
+    private void rowValue(String call) {
+        if (arrayTag != IN_CONTAINER) {
+            throw new IllegalStateException(call + (arrayTag == 0 ? " outside a row" : " inside a typed array"));
+        }
+        containerValue(null);
+    }
+
+    private void beginContainer(String call, int size) {
+        if (size < 0 || size > Wire.MAX_LENGTH) {
+            throw new IllegalArgumentException(call + " size " + size + " outside 0.." + Wire.MAX_LENGTH);
+        }
+        if (depth > Wire.MAX_NESTING) {  // the row is depth 1: lists and maps nest depth - 1 levels deep
+            throw new IllegalStateException("lists and maps nested deeper than " + Wire.MAX_NESTING + " levels");
+        }
+        rowValue(call);
+    }
+
+    /**
+     * One value of the innermost list, map or row (called when {@link #arrayTag} is not 0); {@code arrayError}
+     * is the message if a typed array is open instead, null if that cannot be.
+     */
+    private void containerValue(String arrayError) {
+        if (arrayTag != IN_CONTAINER) {
+            throw new IllegalStateException(arrayError);
+        }
+        int d = depth - 1;
+        int r = containerRemaining[d];
+        boolean map = containerKinds[d] == MAP;
+        if (map ? (r & 1) == 0 : r == 0) {
+            throw new IllegalStateException(map ? "a map value without its mapKey()"
+                    : containerKinds[d] == ROW ? "more row values than columns" : "more list values than announced");
+        }
+        containerRemaining[d] = r - 1;
+    }
+
+    private void push(int kind, int remaining) {
+        if (depth == containerKinds.length) {
+            containerKinds = Arrays.copyOf(containerKinds, depth * 2);
+            containerRemaining = Arrays.copyOf(containerRemaining, depth * 2);
+        }
+        containerKinds[depth] = kind;
+        containerRemaining[depth] = remaining;
+        depth++;
+        arrayTag = IN_CONTAINER;
+    }
+
+    private void pop(int kind, String unopened, String missing) {
+        int d = depth - 1;
+        if (arrayTag != IN_CONTAINER || containerKinds[d] != kind) {
+            throw new IllegalStateException(unopened);
+        }
+        if (containerRemaining[d] != 0) {
+            throw new IllegalStateException(containerRemaining[d] + missing);
+        }
+        depth = d;
+        arrayTag = d == 0 ? 0 : IN_CONTAINER;
     }
 
     // ---- tokens -------------------------------------------------------------------------------------------
@@ -493,9 +787,10 @@ public final class KryoGraphWriter implements GraphWriter {
         if (index >= 0) {
             out.writeVarInt(index, true);                      // known label
         } else {
+            String name = tokens.label(id);                    // first: it may fail
             map[id] = ++labelCount;
             out.writeVarInt(labelCount - 1, true);             // new label: index = dictionary size
-            out.writeWireString(tokens.label(id));             // its name
+            out.writeWireString(name);                         // its name
         }
     }
 
@@ -505,9 +800,10 @@ public final class KryoGraphWriter implements GraphWriter {
         if (index >= 0) {
             out.writeVarInt(index, true);                      // known type
         } else {
+            String name = tokens.relationshipType(id);         // first: it may fail
             map[id] = ++typeCount;
             out.writeVarInt(typeCount - 1, true);              // new type: index = dictionary size
-            out.writeWireString(tokens.relationshipType(id));  // its name
+            out.writeWireString(name);                         // its name
         }
     }
 
@@ -517,9 +813,10 @@ public final class KryoGraphWriter implements GraphWriter {
         if (index >= 0) {
             out.writeVarInt(index, true);                      // known key
         } else {
+            String name = tokens.propertyKey(id);              // first: it may fail
             map[id] = ++keyCount;
             out.writeVarInt(keyCount - 1, true);               // new key: index = dictionary size
-            out.writeWireString(tokens.propertyKey(id));       // its name
+            out.writeWireString(name);                         // its name
         }
     }
 

@@ -11,6 +11,13 @@ import java.time.ZonedDateTime;
  * Receives one property value as a closed set of typed calls, mirroring the value types a Neo4j 2026.08 store
  * holds. A scalar is one call; an array is {@link #beginArray}, one scalar call per element, {@link #endArray}.
  * Byte arrays and vectors are single calls. No call boxes a primitive.
+ *
+ * <p>Inside a row ({@link GraphWriter#beginRow}) a value may also be one of the Cypher values a store cannot
+ * hold: {@link #writeNull}, a list ({@link #beginList}), a map ({@link #beginMap}), a node or relationship
+ * reference, a path. Lists and maps hold full values (any of the above, nested up to {@link Wire#MAX_NESTING}
+ * levels, typed arrays included). These calls are only valid inside a row: elsewhere (a property value, an
+ * array element) they throw {@link IllegalStateException} and write nothing, so no stream ever carries them
+ * where a decoder does not expect them. The existing calls cost the same as before when used for properties.
  */
 public interface ValueSink {
     void writeBoolean(boolean value) throws IOException;
@@ -58,6 +65,50 @@ public interface ValueSink {
     void beginArray(int size, ArrayKind kind) throws IOException;
 
     void endArray() throws IOException;
+
+    // ---- row values only (see the class comment) -----------------------------------------------------------
+
+    /** A Cypher null. */
+    void writeNull() throws IOException;
+
+    /**
+     * Starts a list of exactly {@code size} values (0 to {@link Wire#MAX_LENGTH}), each a full value call (or
+     * begin...end sequence) of any type, then {@link #endList}.
+     *
+     * @throws IllegalStateException outside a row, inside a typed array, or deeper than {@link Wire#MAX_NESTING}
+     */
+    void beginList(int size) throws IOException;
+
+    /** @throws IllegalStateException if the list has not received exactly its announced number of values */
+    void endList() throws IOException;
+
+    /**
+     * Starts a map of exactly {@code size} entries: {@code size} times {@link #mapKey} followed by one value, then
+     * {@link #endMap}. Keys are unique (not checked).
+     *
+     * @throws IllegalStateException outside a row, inside a typed array, or deeper than {@link Wire#MAX_NESTING}
+     */
+    void beginMap(int size) throws IOException;
+
+    /** The key of the next map entry; exactly one value call follows. */
+    void mapKey(String key) throws IOException;
+
+    /** @throws IllegalStateException if the map has not received exactly its announced number of entries */
+    void endMap() throws IOException;
+
+    /** A reference to the node with this id, whose node record was written earlier in the stream. */
+    void writeNodeRef(long id) throws IOException;
+
+    /** A reference to the relationship with this id, whose relationship record was written earlier. */
+    void writeRelationshipRef(long id) throws IOException;
+
+    /**
+     * A path: {@code nodeIds[0], relationshipIds[0], nodeIds[1], ...}; {@code nodeIds.length ==
+     * relationshipIds.length + 1}. Every node and relationship in it was written earlier as a record.
+     *
+     * @throws IllegalArgumentException if the lengths do not fit
+     */
+    void writePath(long[] nodeIds, long[] relationshipIds) throws IOException;
 
     /** Element types of arrays (byte arrays use {@link #writeBytes}). */
     enum ArrayKind {

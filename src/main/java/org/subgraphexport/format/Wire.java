@@ -12,6 +12,21 @@ package org.subgraphexport.format;
  * Element ids are the database's element id strings: {@code nodeIdPrefix} or {@code relIdPrefix} followed by
  * the element's numeric id in decimal.
  *
+ * <p><b>Error records</b> carry only whole records before them: a writer that fails in the middle of a record
+ * drops that record (Kryo rewinds its buffer, which never hands an unfinished record to the target; JSON holds
+ * the unfinished record's bytes back and truncates them; BSON discards the unfinished document), so the error
+ * record follows the last complete record and a decoder sees the records before the failed one, intact, then
+ * the error.
+ *
+ * <p><b>Rows streams</b> (Cypher {@code mode=rows}): right after the header one {@code columns} record (the
+ * column names), then {@code row} records, each with exactly one value per column, mixed with node and
+ * relationship records; a node or relationship a row refers to is written (as a record) before that row. Row
+ * values are property values plus null, lists (of any values), maps (string keys, any values), node and
+ * relationship references (by id) and paths (node ids and relationship ids, alternating node, relationship,
+ * node...). Lists and maps nest at most {@link #MAX_NESTING} levels deep. The {@code end} record of a rows stream
+ * also counts the rows. A graph stream never has columns or rows; a property value is never one of the row-only
+ * value types.
+ *
  * <h2>Kryo ({@code kryo})</h2>
  * Written into a Kryo {@code Output}: Kryo's var-ints, var-longs and bytes. Fixed-width numbers are big-endian
  * (Kryo 5's own {@code writeShort/Int/Long/Float/Double/Char} are little-endian, so the writer has big-endian
@@ -34,7 +49,10 @@ package org.subgraphexport.format;
  *       properties.</li>
  *   <li>{@link #END} 0x04: varlong nodes, varlong relationships, byte truncated (0 or 1).</li>
  *   <li>{@link #ERROR} 0x05: string code, string message.</li>
- *   </ul></li>
+ *   <li>{@link #COLUMNS} 0x06 (rows streams only, right after the header): varint count, count × string.</li>
+ *   <li>{@link #ROW} 0x07 (rows streams only): one value per column, in column order.</li>
+ *   </ul>
+ *   In a rows stream the END record has one more field after the truncated byte: varlong rows.</li>
  * <li><b>token reference</b>: three stream-local dictionaries (labels, relationship types, property keys), each
  *     starting empty and numbered 0, 1, 2, ... in order of first appearance. A reference is a varint index: equal
  *     to the dictionary's current size, it defines the next token and a string with its name follows at once;
@@ -68,10 +86,21 @@ package org.subgraphexport.format;
  *       {@code ValueSink.VectorKind} order), varint length, elements of 1, 2, 4, 8, 4 or 8 bytes</td></tr>
  *   <tr><td>{@link #T_ARRAY} 0x14</td><td>byte element tag (a scalar tag: 0x01 or 0x03..0x12 but not 0x0A),
  *       varint length, then each element's payload without a tag</td></tr>
+ *   <tr><td colspan="2">row values only:</td></tr>
+ *   <tr><td>{@link #T_NULL} 0x15</td><td>nothing</td></tr>
+ *   <tr><td>{@link #T_LIST} 0x16</td><td>varint size, size × value (each with its tag)</td></tr>
+ *   <tr><td>{@link #T_MAP} 0x17</td><td>varint size, size × (string key, value with its tag)</td></tr>
+ *   <tr><td>{@link #T_NODE_REF} 0x18</td><td>varlong node id (a node record with it came earlier)</td></tr>
+ *   <tr><td>{@link #T_RELATIONSHIP_REF} 0x19</td><td>varlong relationship id (likewise)</td></tr>
+ *   <tr><td>{@link #T_PATH} 0x1A</td><td>varint n (at least 1), n × varlong node id, (n - 1) × varlong
+ *       relationship id</td></tr>
  *   </table></li>
  * </ul>
- * Decoders reject any length (string bytes, byte-array length, array or vector elements) above
- * {@link #MAX_LENGTH}.
+ * Decoders reject any length (string bytes, byte-array length, array or vector elements, list or map size, path
+ * length, column count) above {@link #MAX_LENGTH}, and lists and maps nested deeper than {@link #MAX_NESTING}.
+ *
+ * <p>The Kryo writer hands its buffer to the target only between records, once it holds {@link #KRYO_BUFFER}
+ * bytes or more; a record is never partly written, so an error record can replace an unfinished one.
  *
  * <h2>Kryo with LZF ({@code kryo-lzf})</h2>
  * The exact Kryo byte stream, compressed as a sequence of LZF chunks (compress-lzf's format: {@code 'Z' 'V'},
@@ -85,8 +114,10 @@ package org.subgraphexport.format;
  * {"record":"header","version":1,"database":"neo4j","root":"4:..:0"}
  * {"record":"node","id":"4:..:12","labels":["Object"],"properties":{...}}
  * {"record":"relationship","id":"5:..:3","type":"CHILDREN","start":"4:..:0","end":"4:..:12","properties":{...}}
- * {"record":"end","nodes":N,"relationships":M,"truncated":false}
+ * {"record":"end","nodes":N,"relationships":M,"truncated":false}          (rows streams: ...,"rows":R})
  * {"record":"error","code":"...","message":"..."}
+ * {"record":"columns","names":["n","name"]}                              (rows streams only)
+ * {"record":"row","values":[{"node":"4:..:12"},"Ann"]}                   (rows streams only)
  * </pre>
  * A value is plain JSON for a boolean, a long (integer number; BSON int64), a finite double (a number with a
  * fraction or exponent; BSON double) and a string. Every other value is a one-field object {@code {tag: payload}}:
@@ -100,6 +131,12 @@ package org.subgraphexport.format;
  * {@code {"kind":"FLOAT32","values":[...]}}. An array is {@code {"int[]":[...]}} (element names: tag + "[]"),
  * each element its tag's payload. Unpaired surrogates in strings become {@code '?'}, as in Kryo; a BSON
  * property key cannot hold U+0000, which is written there as U+FFFD.
+ *
+ * <p>Row values only: null is JSON {@code null} (BSON null); a list is a plain JSON array {@code [...]} (BSON
+ * array) of values (a plain array is never anything else: typed arrays are tagged objects); a map is
+ * {@code {"map":{key:value,...}}} (keys as for properties, BSON U+0000 becomes U+FFFD); a node reference
+ * {@code {"node":"<element id>"}}; a relationship reference {@code {"relationship":"<element id>"}}; a path
+ * {@code {"path":{"nodes":[ids],"relationships":[ids]}}}.
  */
 public final class Wire {
     private Wire() {}
@@ -116,6 +153,10 @@ public final class Wire {
     public static final int RELATIONSHIP = 0x03;
     public static final int END = 0x04;
     public static final int ERROR = 0x05;
+    /** Rows streams: the column names, once, right after the header. */
+    public static final int COLUMNS = 0x06;
+    /** Rows streams: one value per column. */
+    public static final int ROW = 0x07;
 
     /** In a Kryo properties block: another property follows. */
     public static final int PROPERTY = 0x01;
@@ -143,6 +184,13 @@ public final class Wire {
     public static final int T_UUID = 0x12;
     public static final int T_VECTOR = 0x13;
     public static final int T_ARRAY = 0x14;
+    // Value tags of row values only (Kryo)
+    public static final int T_NULL = 0x15;
+    public static final int T_LIST = 0x16;
+    public static final int T_MAP = 0x17;
+    public static final int T_NODE_REF = 0x18;
+    public static final int T_RELATIONSHIP_REF = 0x19;
+    public static final int T_PATH = 0x1A;
 
     // Vector kinds (Kryo), the ordinals of ValueSink.VectorKind
     public static final int VECTOR_INT8 = 0;
@@ -155,13 +203,23 @@ public final class Wire {
     /** Largest string byte length, byte-array length or element count a decoder accepts (256 Mi). */
     public static final int MAX_LENGTH = 1 << 28;
 
+    /**
+     * Deepest nesting of lists and maps in a row value a writer writes and a decoder accepts: a list in a row is
+     * level 1, a list in that list level 2, and so on.
+     */
+    public static final int MAX_NESTING = 1000;
+
     /** Largest BSON document (one record) a decoder accepts (1 Gi). */
     public static final int MAX_BSON_DOCUMENT = 1 << 30;
 
     /** Uncompressed bytes in every LZF chunk of a kryo-lzf stream but the last ({@code LZFChunk.MAX_CHUNK_LEN}). */
     public static final int LZF_CHUNK_LENGTH = 0xFFFF;
 
-    /** Buffer of the Kryo writer: one buffer fill is one write to the target. */
+    /**
+     * Bytes a writer collects before it hands them to the target, at the next record boundary (all formats): the
+     * target sees writes of at least this size, and never part of a record. A record larger than this is held in
+     * memory whole.
+     */
     public static final int KRYO_BUFFER = 64 * 1024;
 
     // Media types
@@ -199,6 +257,8 @@ public final class Wire {
         public static final String TRUNCATED = "truncated";
         public static final String CODE = "code";
         public static final String MESSAGE = "message";
+        public static final String NAMES = "names";
+        public static final String ROWS = "rows";
 
         // values of "record"
         public static final String R_HEADER = "header";
@@ -206,6 +266,8 @@ public final class Wire {
         public static final String R_RELATIONSHIP = "relationship";
         public static final String R_END = "end";
         public static final String R_ERROR = "error";
+        public static final String R_COLUMNS = "columns";
+        public static final String R_ROW = "row";
 
         // value tags
         public static final String BYTE = "byte";
@@ -224,12 +286,18 @@ public final class Wire {
         public static final String DATE_TIME = "datetime";
         public static final String UUID = "uuid";
         public static final String VECTOR = "vector";
+        // value tags of row values only (lists are plain arrays, null is null)
+        public static final String MAP = "map";
+        public static final String NODE_REF = "node";
+        public static final String RELATIONSHIP_REF = "relationship";
+        public static final String PATH = "path";
 
         // payload fields
         public static final String SRID = "srid";
         public static final String COORDINATES = "coordinates";
         public static final String KIND = "kind";
         public static final String VALUES = "values";
+        // path payload fields: NODES and RELATIONSHIPS
 
         // non-finite float and double payloads
         public static final String NAN = "NaN";

@@ -5,12 +5,19 @@ import java.io.OutputStream;
 
 /**
  * Kryo's {@link Output} plus the two string encodings the wire format needs, written straight into the buffer:
- * the chars of an ASCII string as bytes, and UTF-8 without {@code String.getBytes}. A fill of the buffer is one
- * write to the target.
+ * the chars of an ASCII string as bytes, and UTF-8 without {@code String.getBytes}. With an output stream, a fill
+ * of the buffer is one write to it; without one (as {@link KryoGraphWriter} uses it), the buffer grows up to its
+ * maximum instead, and the owner decides when its bytes go out.
  */
 final class WireOutput extends Output {
+    /** A fixed buffer of {@code bufferSize} bytes, no output stream. */
     WireOutput(int bufferSize) {
         super(bufferSize, bufferSize);
+    }
+
+    /** A buffer of {@code bufferSize} bytes growing up to {@code maxBufferSize} (-1: no limit), no output stream. */
+    WireOutput(int bufferSize, int maxBufferSize) {
+        super(bufferSize, maxBufferSize);
     }
 
     WireOutput(OutputStream out, int bufferSize) {
@@ -91,7 +98,7 @@ final class WireOutput extends Output {
         int i = 0;
         while (i < n) {
             if (position == capacity) {
-                require(1);  // flushes
+                require(1);  // flushes or grows
             }
             int end = Math.min(n, i + capacity - position);
             byte[] b = buffer;
@@ -107,7 +114,7 @@ final class WireOutput extends Output {
         int i = 0;
         while (i < n) {
             if (capacity - position < 4) {
-                require(4);  // flushes
+                require(4);  // flushes or grows
             }
             byte[] b = buffer;
             int p = position;

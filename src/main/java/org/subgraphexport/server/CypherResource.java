@@ -22,11 +22,12 @@ import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.logging.Log;
 import org.neo4j.logging.LogProvider;
 import org.subgraphexport.format.Format;
-import org.subgraphexport.read.CypherGraphExport;
+import org.subgraphexport.read.CypherExport;
 
 /**
  * {@code POST /{format}/cypher} with {@code {"query","params"}}: the graph of every node and relationship in
- * the result, each once, in the same record stream as traverse. The query runs in a transaction restricted to
+ * the result, each once, in the same record stream as traverse; with {@code mode=rows}, the rows themselves
+ * (see {@link CypherExport}). The query runs in a transaction restricted to
  * reading: a query that writes fails before anything is streamed and changes nothing. The query is started
  * and its first row fetched before the response begins, so syntax errors, missing parameters, write
  * attempts and failures of the first row answer with a status and a JSON body carrying Neo4j's code.
@@ -52,10 +53,11 @@ public final class CypherResource {
         Format format = Formats.require(formatName);
         RequestParameters params = new RequestParameters(uri, PARAMETERS);
         String mode = params.get("mode");
-        if (mode != null && !mode.equals("graph")) {
-            throw ApiError.badParameter("mode must be 'graph' (mode=rows is not available yet), got '"
+        if (mode != null && !mode.equals("graph") && !mode.equals("rows")) {
+            throw ApiError.badParameter("mode must be 'graph' (the default) or 'rows', got '"
                     + RequestParameters.abbreviate(mode) + "'");
         }
+        boolean rows = "rows".equals(mode);
         ExportLimits limits = ExportLimits.of(config, params);
         CypherRequest request = CypherRequest.parse(body);
         Caller caller = Caller.of(httpRequest);
@@ -82,7 +84,7 @@ public final class CypherResource {
         }
         Transaction open = tx;
         ExportOutput output = new ExportOutput(() -> open, format,
-                (t, out) -> CypherGraphExport.run(t, result, limits.maxNodes(), out), log);
+                (t, out) -> CypherExport.run(t, result, rows, limits.maxNodes(), out), log);
         return Response.ok(output, format.mediaType()).build();
     }
 

@@ -11,6 +11,8 @@ import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.logging.Log;
 import org.subgraphexport.format.Format;
 import org.subgraphexport.format.GraphWriter;
+import org.subgraphexport.format.Header;
+import org.subgraphexport.format.TokenNames;
 
 /**
  * The streaming half of every export endpoint: opens the read transaction, the writer and the body inside
@@ -71,30 +73,60 @@ final class ExportOutput implements StreamingOutput {
         ClientStream client = new ClientStream(servletStream);
         CopyStream copy = capture == null ? null : new CopyStream(client, capture.maxBytes());
         GraphWriter out = format.open(copy == null ? client : copy);
-        try (Transaction tx = transactions.open()) {
-            try {
-                body.run((InternalTransaction) tx, out);
-                out.finish();
-                if (copy != null && !copy.overflowed) {
-                    capture.complete().accept(copy.copy.toByteArray());
-                }
-            } catch (Throwable failure) {
-                if (client.failed != null) {
-                    tx.terminate();
-                    log.info("export to %s client ended early: %s", format.pathSegment(), client.failed.getMessage());
-                    throw client.failed;
-                }
-                log.warn("export failed after streaming started: " + failure, failure);
-                try {
-                    out.error(code(failure), message(failure));
-                    out.finish();
-                } catch (IOException e) {
-                    tx.terminate();
-                    throw client.failed != null ? client.failed : e;
-                }
+        Transaction tx = null;
+        try {
+            tx = transactions.open();
+            body.run((InternalTransaction) tx, out);
+            out.finish();
+            if (copy != null && !copy.overflowed) {
+                capture.complete().accept(copy.copy.toByteArray());
             }
+        } catch (Throwable failure) {
+            if (client.failed != null) {
+                if (tx != null) tx.terminate();
+                log.info("export to %s client ended early: %s", format.pathSegment(), client.failed.getMessage());
+                throw client.failed;
+            }
+            log.warn("export failed after streaming started: " + failure, failure);
+            try {
+                writeError(out, tx, failure);
+                out.finish();
+            } catch (IOException e) {
+                if (tx != null) tx.terminate();
+                throw client.failed != null ? client.failed : e;
+            }
+        } finally {
+            if (tx != null) tx.close();
         }
     }
+
+    /** The error record; if the failure came before the header (no transaction, say), a bare header first. */
+    private static void writeError(GraphWriter out, Transaction tx, Throwable failure) throws IOException {
+        try {
+            out.error(code(failure), message(failure));
+        } catch (IllegalStateException noHeaderYet) {
+            String database = tx instanceof InternalTransaction itx ? itx.getDatabaseName() : "";
+            out.header(new Header(database, "", "", ""), NO_TOKENS);
+            out.error(code(failure), message(failure));
+        }
+    }
+
+    private static final TokenNames NO_TOKENS = new TokenNames() {
+        @Override
+        public String label(int id) {
+            throw new IllegalStateException("no tokens in an error-only stream");
+        }
+
+        @Override
+        public String relationshipType(int id) {
+            return label(id);
+        }
+
+        @Override
+        public String propertyKey(int id) {
+            return label(id);
+        }
+    };
 
     static String code(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {

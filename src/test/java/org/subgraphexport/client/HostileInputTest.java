@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.ning.compress.lzf.LZFEncoder;
 import de.undercouch.bson4jackson.BsonFactory;
 import java.io.ByteArrayInputStream;
@@ -27,6 +28,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.subgraphexport.format.FixtureStream;
 import org.subgraphexport.format.Format;
 import org.subgraphexport.format.GraphWriter;
+import org.subgraphexport.format.RowsFixture;
 import org.subgraphexport.format.Wire;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -37,8 +39,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Decoders under hostile input: truncation at every offset, garbage, absurd lengths, bad magic and versions,
- * unknown tags, token references beyond the dictionary. Each must fail fast with {@link CorruptStreamException}
- * (never another exception, an OutOfMemoryError or a hang).
+ * unknown tags, token references beyond the dictionary; for rows streams also misplaced columns and rows, absurd
+ * list, map and path sizes, lists and maps nested too deep (or 100,000 levels), row-only values where only
+ * property values may stand. Each must fail fast with {@link CorruptStreamException} (never another exception, a
+ * StackOverflowError, an OutOfMemoryError or a hang).
  */
 class HostileInputTest {
     private static final java.time.Duration LIMIT = java.time.Duration.ofSeconds(30);
@@ -365,6 +369,257 @@ class HostileInputTest {
         assertSame(failure, e);
     }
 
+    // ---- rows streams -------------------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void rowsFixtureTruncatedAtEveryOffset(Format format) {
+        byte[] bytes = RowsFixture.standard().bytes(format);
+        assertTimeoutPreemptively(LIMIT, () -> {
+            for (int cut = 0; cut < bytes.length; cut++) {
+                assertCorrupt(format, Arrays.copyOf(bytes, cut), "cut at " + cut + " of " + bytes.length);
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void mutatedRowsStreams(Format format) {
+        byte[] valid = RowsFixture.standard().bytes(format);
+        Random random = new Random(45);
+        assertTimeoutPreemptively(LIMIT, () -> {
+            for (int i = 0; i < 1000; i++) {
+                byte[] bytes = valid.clone();
+                for (int k = 1 + random.nextInt(3); k > 0; k--) {
+                    int at = random.nextInt(bytes.length);
+                    bytes[at] = random.nextBoolean() ? (byte) random.nextInt() : (byte) (bytes[at] ^ 1 << random.nextInt(8));
+                }
+                try {
+                    Streams.decode(format, bytes);
+                } catch (CorruptStreamException | ExportFailedException expected) {
+                    // clean failure
+                } catch (Throwable t) {
+                    fail("mutation " + i + " raised " + t, t);
+                }
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"KRYO", "KRYO_LZF"})
+    void kryoRowsHostile(Format format) {
+        List<byte[]> streams = new ArrayList<>();
+        streams.add(kryo(o -> {                                                    // column count 2^31-1
+            o.writeByte(Wire.COLUMNS);
+            o.writeVarInt(Integer.MAX_VALUE, true);
+        }, -1));
+        streams.add(kryo(o -> {                                                    // allowed count, few bytes
+            o.writeByte(Wire.COLUMNS);
+            o.writeVarInt(Wire.MAX_LENGTH, true);
+            o.writeBytes(new byte[] {1, 'a', 1, 'b'});
+        }, -1));
+        streams.add(kryo(o -> {                                                    // columns after a node
+            node(o);
+            o.writeVarInt(0, true);
+            o.writeByte(Wire.PROPERTIES_END);
+            columns(o, 1);
+            endRows(o, 1, 0, 0);
+        }, -1));
+        streams.add(kryo(o -> {                                                    // columns twice
+            columns(o, 1);
+            columns(o, 1);
+            endRows(o, 0, 0, 0);
+        }, -1));
+        streams.add(kryo(o -> {                                                    // a row without columns
+            o.writeByte(Wire.ROW);
+            o.writeByte(Wire.T_NULL);
+            o.writeByte(Wire.END);
+            o.writeVarLong(0, true);
+            o.writeVarLong(0, true);
+            o.writeByte(0);
+        }, -1));
+        streams.add(kryo(o -> {                                                    // end without the row count
+            columns(o, 1);
+            o.writeByte(Wire.END);
+            o.writeVarLong(0, true);
+            o.writeVarLong(0, true);
+            o.writeByte(0);
+        }, -1));
+        streams.add(kryo(o -> {                                                    // wrong row count
+            columns(o, 1);
+            row(o, Wire.T_NULL);
+            endRows(o, 0, 0, 2);
+        }, -1));
+        for (int size : new int[] {Integer.MAX_VALUE, Wire.MAX_LENGTH + 1, Wire.MAX_LENGTH}) {
+            for (int tag : new int[] {Wire.T_LIST, Wire.T_MAP, Wire.T_PATH}) {
+                streams.add(kryo(o -> {                                            // absurd list/map/path sizes
+                    columns(o, 1);
+                    o.writeByte(Wire.ROW);
+                    o.writeByte(tag);
+                    o.writeVarInt(size, true);
+                    o.writeBytes(new byte[] {Wire.T_NULL, Wire.T_NULL, 1, 'k', Wire.T_NULL});
+                }, -1));
+            }
+        }
+        streams.add(kryo(o -> {                                                    // a path without nodes
+            columns(o, 1);
+            row(o, Wire.T_PATH, 0);
+            endRows(o, 0, 0, 1);
+        }, -1));
+        streams.add(kryo(o -> {                                                    // a map key twice
+            columns(o, 1);
+            row(o, Wire.T_MAP, 2, 1, 'k', Wire.T_NULL, 1, 'k', Wire.T_NULL);
+            endRows(o, 0, 0, 1);
+        }, -1));
+        streams.add(kryo(o -> {                                                    // unknown value tag in a row
+            columns(o, 1);
+            row(o, 0x1B);
+            endRows(o, 0, 0, 1);
+        }, -1));
+        for (int levels : new int[] {Wire.MAX_NESTING + 1, 100_000}) {             // too deep, far too deep
+            for (int tag : new int[] {Wire.T_LIST, Wire.T_MAP}) {
+                streams.add(kryo(o -> {
+                    columns(o, 1);
+                    o.writeByte(Wire.ROW);
+                    for (int i = 0; i < levels; i++) {
+                        o.writeByte(tag);
+                        o.writeVarInt(1, true);
+                        if (tag == Wire.T_MAP) {
+                            o.writeVarInt(1, true);
+                            o.writeByte('k');
+                        }
+                    }
+                    o.writeByte(Wire.T_NULL);
+                    endRows(o, 0, 0, 1);
+                }, -1));
+            }
+        }
+        for (int rowOnly : new int[] {Wire.T_NULL, Wire.T_LIST, Wire.T_MAP, Wire.T_NODE_REF,
+                Wire.T_RELATIONSHIP_REF, Wire.T_PATH}) {
+            streams.add(kryo(o -> {                                                // row-only tags in a property
+                propertyTag(o, rowOnly);
+                o.writeBytes(new byte[] {0, 0, 0});
+            }, -1));
+            streams.add(kryo(o -> {                                                // ... and as array elements
+                columns(o, 1);
+                row(o, Wire.T_ARRAY, rowOnly, 1, 0);
+                endRows(o, 0, 0, 1);
+            }, -1));
+        }
+        assertAllCorrupt(format, streams.stream().map(b -> kryoFor(format, b)).toList());
+        // the deepest allowed nesting decodes
+        assertTimeoutPreemptively(LIMIT, () -> Streams.decode(format, kryoFor(format, kryo(o -> {
+            columns(o, 1);
+            o.writeByte(Wire.ROW);
+            for (int i = 0; i < Wire.MAX_NESTING; i++) {
+                o.writeByte(Wire.T_LIST);
+                o.writeVarInt(1, true);
+            }
+            o.writeByte(Wire.T_NULL);
+            endRows(o, 0, 0, 1);
+        }, -1))));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"JSON", "BSON"})
+    void jacksonRowsHostile(Format format) {
+        String head = "[{\"record\":\"header\",\"version\":1,\"database\":\"d\",\"root\":\"\"},";
+        String columns = "{\"record\":\"columns\",\"names\":[\"a\"]},";
+        String node = "{\"record\":\"node\",\"id\":\"4:x:1\",\"labels\":[],\"properties\":{}},";
+        String end = "{\"record\":\"end\",\"nodes\":%d,\"relationships\":0,\"truncated\":false,\"rows\":%d}]";
+        String row = "{\"record\":\"row\",\"values\":[%s]},";
+        List<byte[]> streams = new ArrayList<>();
+        for (String value : new String[] {"{\"map\":{\"k\":1,\"k\":2}}", "{\"map\":[]}", "{\"map\":{},\"x\":1}",
+                "{\"node\":1}", "{\"relationship\":null}", "{\"path\":{\"nodes\":[],\"relationships\":[]}}",
+                "{\"path\":{\"nodes\":[\"a\",\"b\"],\"relationships\":[]}}", "{\"path\":{\"nodes\":[\"a\"]}}",
+                "{\"list\":[]}", "{}", "{\"int\":null}", "{\"long[]\":[null]}", "[{\"map\":{\"a\":{\"bogus\":1}}}]",
+                "1,2", "", "[1,2" , "[".repeat(Wire.MAX_NESTING + 1) + "]".repeat(Wire.MAX_NESTING + 1),
+                "{\"map\":{\"k\":".repeat(Wire.MAX_NESTING + 1) + "1" + "}}".repeat(Wire.MAX_NESTING + 1)}) {
+            if (format == Format.BSON && value.equals("[1,2")) {
+                continue;  // not JSON: BSON cannot carry it
+            }
+            streams.add(encode(format, head + columns + String.format(row, value) + String.format(end, 0, 1)));
+        }
+        streams.add(encode(format, head + String.format(row, "1") + String.format(end, 0, 1)));      // no columns
+        streams.add(encode(format, head + node + columns + String.format(end, 1, 0)));                 // columns late
+        streams.add(encode(format, head + columns + columns + String.format(end, 0, 0)));              // twice
+        streams.add(encode(format, head + columns + "{\"record\":\"row\"}," + String.format(end, 0, 1)));
+        streams.add(encode(format, head + columns + "{\"record\":\"row\",\"values\":{}}," + String.format(end, 0, 1)));
+        streams.add(encode(format, head + "{\"record\":\"columns\",\"names\":[1]}," + String.format(end, 0, 0)));
+        streams.add(encode(format, head + columns + String.format(row, "1") + String.format(end, 0, 2)));   // count
+        streams.add(encode(format, head + columns + String.format(row, "1") + String.format(end, 0, 1)
+                .replace(",\"rows\":1", "")));                                                       // no count
+        streams.add(encode(format, head + node + String.format(end, 1, 1)));                          // rows in a graph
+        for (String rowOnly : new String[] {"null", "[]", "{\"map\":{}}", "{\"node\":\"4:x:1\"}",
+                "{\"path\":{\"nodes\":[\"4:x:1\"],\"relationships\":[]}}"}) {                      // in a property
+            streams.add(encode(format, head + node.replace("{}}", "{\"p\":" + rowOnly + "}}")
+                    + String.format(end, 1, 0).replace(",\"rows\":0", "")));
+        }
+        assertAllCorrupt(format, streams);
+        // the deepest allowed nesting, and the frame with valid values, decode
+        String deepest = "[".repeat(Wire.MAX_NESTING) + "]".repeat(Wire.MAX_NESTING);
+        String deepMaps = "{\"map\":{\"k\":".repeat(Wire.MAX_NESTING) + "1" + "}}".repeat(Wire.MAX_NESTING);
+        for (String value : new String[] {deepest, deepMaps, "{\"node\":\"4:x:1\"}"}) {
+            assertTimeoutPreemptively(LIMIT, () -> Streams.decode(format,
+                    encode(format, head + columns + node + String.format(row, value) + String.format(end, 1, 1))));
+        }
+    }
+
+    @Test
+    void jsonFarTooDeepRowsFailFast() {
+        String head = "[{\"record\":\"header\",\"version\":1,\"database\":\"d\",\"root\":\"\"},"
+                + "{\"record\":\"columns\",\"names\":[\"a\"]},{\"record\":\"row\",\"values\":[";
+        assertAllCorrupt(Format.JSON, List.of(utf8(head + "[".repeat(100_000)),
+                utf8(head + "{\"map\":{\"k\":".repeat(100_000)),
+                utf8(head + "[".repeat(100_000) + "]".repeat(100_000) + "]}]")));
+    }
+
+    @Test
+    void bsonFarTooDeepRowsFailFast() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(encode(Format.BSON, "[{\"record\":\"header\",\"version\":1,\"database\":\"d\",\"root\":\"\"},"
+                + "{\"record\":\"columns\",\"names\":[\"a\"]}]"));
+        JsonGenerator g = new BsonFactory().createGenerator(out);
+        g.writeStartObject();
+        g.writeStringField("record", "row");
+        g.writeFieldName("values");
+        g.writeStartArray();
+        for (int i = 0; i < 5000; i++) {
+            g.writeStartArray();
+        }
+        for (int i = 0; i <= 5000; i++) {
+            g.writeEndArray();
+        }
+        g.writeEndObject();
+        g.close();
+        assertAllCorrupt(Format.BSON, List.of(out.toByteArray()));
+    }
+
+    private static void columns(Output o, int count) {
+        o.writeByte(Wire.COLUMNS);
+        o.writeVarInt(count, true);
+        for (int i = 0; i < count; i++) {
+            o.writeVarInt(1, true);
+            o.writeByte('a' + i);
+        }
+    }
+
+    /** A row record: the tag, then raw bytes. */
+    private static void row(Output o, int... bytes) {
+        o.writeByte(Wire.ROW);
+        for (int b : bytes) {
+            o.writeByte(b);
+        }
+    }
+
+    private static void endRows(Output o, long nodes, long relationships, long rows) {
+        o.writeByte(Wire.END);
+        o.writeVarLong(nodes, true);
+        o.writeVarLong(relationships, true);
+        o.writeByte(0);
+        o.writeVarLong(rows, true);
+    }
+
     // ---- helpers ------------------------------------------------------------------------------------------
 
     private static void assertCorrupt(Format format, byte[] bytes, String what) {
@@ -460,7 +715,7 @@ class HostileInputTest {
         if (format == Format.JSON) {
             return utf8(json);
         }
-        try (JsonParser p = new JsonFactory().createParser(json)) {
+        try (JsonParser p = DEEP_JSON.createParser(json)) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             JsonGenerator g = new BsonFactory().createGenerator(out);
             p.nextToken();  // START_ARRAY
@@ -474,6 +729,10 @@ class HostileInputTest {
             throw new UncheckedIOException(e);
         }
     }
+
+    /** Parses the deepest rows the tests build. */
+    private static final JsonFactory DEEP_JSON = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(100_000).build()).build();
 
     /** A BSON document with one element. */
     private static byte[] document(int type, String name, byte[] value) {

@@ -11,6 +11,7 @@ import java.util.Objects;
 import org.subgraphexport.format.Format;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Test helpers: decoding byte arrays, slow input streams, deep comparison of subgraphs. */
@@ -61,7 +62,37 @@ final class Streams {
             assertEquals(e, a);
         }
         assertEquals(expected.end(), actual.end());
+        assertEquals(expected.columns(), actual.columns(), "columns");
+        assertEquals(expected.rows().size(), actual.rows().size(), "rows");
+        for (int i = 0; i < expected.rows().size(); i++) {
+            assertRowValue("row " + i, expected.rows().get(i).values(), actual.rows().get(i).values());
+        }
         assertEquals(expected, actual);
+        assertEquals(expected.hashCode(), actual.hashCode());
+    }
+
+    /** Row values: null, classes, list order, map key order, arrays by content, all the way down. */
+    static void assertRowValue(String where, Object expected, Object actual) {
+        if (expected == null) {
+            assertEquals(null, actual, where);
+        } else if (expected instanceof List<?> e) {
+            List<?> a = assertInstanceOf(List.class, actual, where);
+            assertEquals(e.size(), a.size(), where + ": size");
+            for (int i = 0; i < e.size(); i++) {
+                assertRowValue(where + "[" + i + "]", e.get(i), a.get(i));
+            }
+        } else if (expected instanceof Map<?, ?> e) {
+            Map<?, ?> a = assertInstanceOf(Map.class, actual, where);
+            assertEquals(List.copyOf(e.keySet()), List.copyOf(a.keySet()), where + ": keys in order");
+            for (Map.Entry<?, ?> entry : e.entrySet()) {
+                assertRowValue(where + "." + entry.getKey(), entry.getValue(), a.get(entry.getKey()));
+            }
+        } else {
+            assertEquals(expected.getClass(), actual == null ? null : actual.getClass(), where);
+            assertTrue(Objects.deepEquals(expected, actual), () -> where + ": expected "
+                    + Arrays.deepToString(new Object[] {expected}) + " but was "
+                    + Arrays.deepToString(new Object[] {actual}));
+        }
     }
 
     static void assertProperties(String id, Map<String, Object> expected, Map<String, Object> actual) {

@@ -18,14 +18,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Pins every format against a golden file of the {@link FixtureStream#compact() compact fixture} in
- * {@code src/test/resources/golden/fixture.<format>}: binary formats byte for byte, JSON semantically (both parsed
- * into trees of maps, lists and numbers, so whitespace and number spelling do not matter).
+ * Pins every format against golden files in {@code src/test/resources/golden}: {@code fixture.<format>} of the
+ * {@link FixtureStream#compact() compact fixture} (a graph stream) and {@code rows.<format>} of the
+ * {@link RowsFixture#standard() rows fixture} (a rows stream); binary formats byte for byte, JSON semantically
+ * (both parsed into trees of maps, lists and numbers, so whitespace and number spelling do not matter).
  *
  * <p>A change to these files is a change of the wire format: bump {@link Wire#VERSION} unless it is a pure
  * writer-side re-encoding that old decoders read identically. To regenerate after an intended change, run
- * {@code mvn -DbuildDir=target-fmt test -Dtest=GoldenFilesTest -Dgolden.update=true}, then review the diff
- * (the JSON one is readable) and commit the files.
+ * {@code mvn -DbuildDir=target-fmt test -Dtest=GoldenFilesTest -Dgolden.update=true} (or
+ * {@code -Dgolden.update=rows} for the rows files only, {@code =fixture} for the graph ones), then review the
+ * diff (the JSON one is readable) and commit the files.
  */
 class GoldenFilesTest {
     private static final Path DIR = Path.of("src", "test", "resources", "golden");
@@ -33,9 +35,19 @@ class GoldenFilesTest {
     @ParameterizedTest
     @EnumSource(Format.class)
     void matchesGoldenFile(Format format) throws IOException {
-        byte[] actual = FixtureStream.compact().bytes(format);
-        Path file = DIR.resolve("fixture." + format.pathSegment());
-        if (Boolean.getBoolean("golden.update")) {
+        compare(format, "fixture", FixtureStream.compact().bytes(format));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void rowsMatchGoldenFile(Format format) throws IOException {
+        compare(format, "rows", RowsFixture.standard().bytes(format));
+    }
+
+    private static void compare(Format format, String name, byte[] actual) throws IOException {
+        Path file = DIR.resolve(name + "." + format.pathSegment());
+        String update = System.getProperty("golden.update", "false");
+        if (update.equals("true") || update.equals(name)) {
             Files.createDirectories(DIR);
             Files.write(file, actual);
         }
@@ -48,7 +60,7 @@ class GoldenFilesTest {
         }
     }
 
-    private static Object tree(byte[] json) throws IOException {
+    static Object tree(byte[] json) throws IOException {
         try (JsonParser p = new JsonFactory().createParser(json)) {
             Object tree = value(p, p.nextToken());
             assertEquals(null, p.nextToken(), "content after the JSON value");

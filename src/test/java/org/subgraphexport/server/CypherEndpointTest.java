@@ -208,8 +208,89 @@ class CypherEndpointTest {
         assertError(http.post("kryo/cypher", "{\"query\": \"RETURN 1\", \"params\": " + "[".repeat(100) + "]".repeat(100) + "}"),
                 400, "Export.InvalidParameter", "");
         assertError(http.post("kryo/cypher?db=nosuchdb", body("RETURN 1", "{}")), 404, "Export.DatabaseNotFound", "nosuchdb");
-        assertError(http.post("kryo/cypher?mode=tables", body("RETURN 1", "{}")), 400, "Export.InvalidParameter", "mode");
+        assertError(http.post("kryo/cypher?mode=tables", body("RETURN 1", "{}")), 400, "Export.InvalidParameter", "'graph' (the default) or 'rows'");
         assertError(http.post("yaml/cypher", body("RETURN 1", "{}")), 404, "Export.UnknownFormat", "kryo-lzf");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void rowsModeRoundTripsScalarsOfEveryType(Format format) throws IOException {
+        Subgraph graphOnly = http.cypher(format, body("RETURN 42 AS i, [1, 'a'] AS l", "{}"));
+        assertTrue(graphOnly.rows().isEmpty() && graphOnly.columns().isEmpty(), "graph mode sends no rows");
+        assertTrue(graphOnly.nodes().isEmpty());
+        Subgraph rows = cypherRows(format, """
+                RETURN 42 AS i, -1.5 AS f, 'ünï ✓' AS s, true AS b, null AS n,
+                       date('2020-02-29') AS d, localtime('23:59:59.999999999') AS lt,
+                       time('10:00:00.000000001-05:00') AS t, localdatetime('1969-12-31T23:59:59.000000005') AS ldt,
+                       datetime('2021-10-31T02:30:00.000000123[Europe/Berlin]') AS dt,
+                       duration({months: 14, days: -3, seconds: 5, nanoseconds: 7}) AS dur,
+                       point({x: 1.5, y: -2}) AS pt, point({longitude: 12.5, latitude: 56.1, height: 100.25}) AS geo,
+                       [1, 'a', null, [true]] AS l, {k: 1, nested: {x: [1, 2]}, empty: {}} AS m, [] AS e""", "{}");
+        assertEquals(List.of("i", "f", "s", "b", "n", "d", "lt", "t", "ldt", "dt", "dur", "pt", "geo", "l", "m", "e"), rows.columns());
+        assertEquals(1, rows.rows().size());
+        assertEquals(1, rows.end().rows());
+        List<Object> v = rows.rows().get(0).values();
+        assertEquals(42L, v.get(0));
+        assertEquals(-1.5, v.get(1));
+        assertEquals("ünï ✓", v.get(2));
+        assertEquals(true, v.get(3));
+        assertEquals(null, v.get(4));
+        assertEquals(java.time.LocalDate.of(2020, 2, 29), v.get(5));
+        assertEquals(java.time.LocalTime.of(23, 59, 59, 999_999_999), v.get(6));
+        assertEquals(java.time.OffsetTime.of(10, 0, 0, 1, java.time.ZoneOffset.ofHours(-5)), v.get(7));
+        assertEquals(java.time.LocalDateTime.of(1969, 12, 31, 23, 59, 59, 5), v.get(8));
+        assertEquals(java.time.ZonedDateTime.of(java.time.LocalDateTime.of(2021, 10, 31, 2, 30, 0, 123),
+                java.time.ZoneId.of("Europe/Berlin")), v.get(9));
+        assertEquals(new org.subgraphexport.client.Duration(14, -3, 5, 7), v.get(10));
+        assertEquals(new org.subgraphexport.client.Point(7203, new double[] {1.5, -2}), v.get(11));
+        assertEquals(new org.subgraphexport.client.Point(4979, new double[] {12.5, 56.1, 100.25}), v.get(12));
+        assertEquals(java.util.Arrays.asList(1L, "a", null, List.of(true)), v.get(13));
+        assertEquals(Map.of("k", 1L, "nested", Map.of("x", List.of(1L, 2L)), "empty", Map.of()), v.get(14));
+        assertEquals(List.of(), v.get(15));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void rowsModeCarriesEveryPropertyTypeAndRefersToEntitiesSentOnce(Format format) throws IOException {
+        Subgraph rows = cypherRows(format, """
+                MATCH p = (root)-[r:CHILDREN]->(child) WHERE elementId(root) = $root
+                RETURN properties(root) AS props, {from: root, via: r, to: [child]} AS m, p
+                ORDER BY child.id""", "{\"root\": " + json(fixture.id("root")) + "}");
+        assertEquals(List.of("props", "m", "p"), rows.columns());
+        assertEquals(2, rows.rows().size(), "root -> a and root -> b");
+        assertEquals(set(fixture.ids("root", "a", "b")), rows.nodes().keySet(), "each node once, before its rows");
+        assertEquals(set(fixture.ids("root>a", "root>b")), rows.relationships().keySet());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> props = (Map<String, Object>) rows.rows().get(0).values().get(0);
+        for (Map.Entry<String, Object[]> e : FixtureGraph.ALL_TYPES.entrySet()) {
+            Object expected = e.getValue()[1];
+            Object actual = props.get(e.getKey());
+            // Cypher itself hands some stored arrays (temporal, point, duration) over as lists: same elements
+            if (expected.getClass().isArray() && actual instanceof List<?> list) {
+                actual = list.toArray((Object[]) java.lang.reflect.Array.newInstance(expected.getClass().getComponentType(), 0));
+            }
+            assertTrue(FixtureGraph.deepEquals(expected, actual), e.getKey() + ": " + props.get(e.getKey()));
+        }
+        Object m = rows.rows().get(0).values().get(1);
+        assertEquals(Map.of("from", new org.subgraphexport.client.NodeRef(fixture.id("root")),
+                "via", new org.subgraphexport.client.RelationshipRef(fixture.id("root>a")),
+                "to", List.of(new org.subgraphexport.client.NodeRef(fixture.id("a")))), m);
+        assertEquals(new org.subgraphexport.client.Path(fixture.ids("root", "a"), fixture.ids("root>a")),
+                rows.rows().get(0).values().get(2));
+        assertEquals(new org.subgraphexport.client.Path(fixture.ids("root", "b"), fixture.ids("root>b")),
+                rows.rows().get(1).values().get(2));
+    }
+
+    private static Set<String> set(List<String> ids) {
+        return new HashSet<>(ids);
+    }
+
+    private static Subgraph cypherRows(Format format, String query, String params) throws IOException {
+        HttpResponse<byte[]> response = http.post(format.pathSegment() + "/cypher?mode=rows", body(query, params));
+        assertEquals(200, response.statusCode(), () -> new String(response.body(), StandardCharsets.UTF_8));
+        try (var reader = org.subgraphexport.client.RecordReader.open(format, new java.io.ByteArrayInputStream(response.body()))) {
+            return Subgraph.read(reader);
+        }
     }
 
     @Test
