@@ -107,9 +107,9 @@ abstract class AbstractRecordReader implements RecordReader {
         } catch (RuntimeException e) {
             throw failure = corrupt(e);
         } catch (StackOverflowError e) {
-            // lists and maps are read recursively, Wire.MAX_NESTING levels at most: about 500 KB of stack
+            // lists and maps are read recursively, Wire.MAX_NESTING levels at most: about 50 KB of stack
             throw failure = new CorruptStreamException("row values nested too deep for this thread's stack after "
-                    + records + " records (the deepest allowed rows need about 512 KB of thread stack)", e);
+                    + records + " records (the deepest allowed rows need about 50 KB of thread stack)", e);
         }
     }
 

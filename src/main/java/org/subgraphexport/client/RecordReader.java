@@ -36,7 +36,7 @@ import org.subgraphexport.format.Format;
  * {@link RelationshipRef} or {@link Path}, nested at most {@link org.subgraphexport.format.Wire#MAX_NESTING} lists
  * and maps deep. The reader checks that columns come right after the header and each row has one value per
  * column; {@link Subgraph#read} also checks that references resolve to earlier records. Lists and maps are read
- * recursively: the deepest allowed rows need about 512 KB of thread stack (the JVM's default is 1 MB); with less,
+ * recursively: the deepest allowed rows need about 50 KB of thread stack (the JVM's default is 1 MB); with less,
  * such a row fails with {@link CorruptStreamException}, never a {@code StackOverflowError}.
  *
  * <p>Errors: the server's error record raises {@link ExportFailedException} after the records before it were

@@ -207,7 +207,7 @@ public final class Wire {
      * Deepest nesting of lists and maps in a row value a writer writes and a decoder accepts: a list in a row is
      * level 1, a list in that list level 2, and so on.
      */
-    public static final int MAX_NESTING = 1000;
+    public static final int MAX_NESTING = 100;
 
     /** Largest BSON document (one record) a decoder accepts (1 Gi). */
     public static final int MAX_BSON_DOCUMENT = 1 << 30;

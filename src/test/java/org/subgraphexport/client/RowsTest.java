@@ -84,7 +84,10 @@ class RowsTest {
         }
     }
 
-    /** On a thread with too little stack for the deepest rows, a clean failure, not a StackOverflowError. */
+    /**
+     * On a thread with little stack, the deepest rows decode or fail cleanly, never with a StackOverflowError
+     * (whether 128 KiB suffices depends on JIT state: interpreted frames are larger).
+     */
     @ParameterizedTest
     @EnumSource(Format.class)
     void tooLittleStackForTheDeepestRowsFailsCleanly(Format format) throws Exception {
@@ -99,8 +102,10 @@ class RowsTest {
         }, "small stack", 128 * 1024);
         small.start();
         small.join();
-        CorruptStreamException e = assertInstanceOf(CorruptStreamException.class, thrown[0]);
-        assertTrue(e.getMessage().contains("thread's stack"), e.getMessage());
+        if (thrown[0] != null) {
+            CorruptStreamException e = assertInstanceOf(CorruptStreamException.class, thrown[0]);
+            assertTrue(e.getMessage().contains("thread's stack"), e.getMessage());
+        }
     }
 
     @ParameterizedTest
