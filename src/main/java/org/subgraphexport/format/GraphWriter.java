@@ -81,4 +81,10 @@ public interface GraphWriter extends ValueSink {
 
     /** Writes what is buffered and completes the encoding, without closing the underlying stream. */
     void finish() throws IOException;
+
+    /**
+     * Releases what the writer holds (buffers, a compressor thread) without completing the stream: for a stream
+     * that cannot be completed because its target failed. Safe after {@link #finish} and more than once.
+     */
+    default void abort() {}
 }

@@ -3,8 +3,6 @@ package org.subgraphexport.format;
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.util.Pool;
 import com.ning.compress.lzf.LZFChunk;
-import com.ning.compress.lzf.LZFOutputStream;
-import com.ning.compress.lzf.util.ChunkEncoderFactory;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -19,7 +17,7 @@ import java.util.Arrays;
 /**
  * Writes the {@code kryo} format (see {@link Wire}) through one pooled Kryo {@link WireOutput}: Kryo's var-ints
  * and bytes, and big-endian fixed-width numbers (Kryo 5's own are little-endian); for {@code kryo-lzf} an
- * {@link LZFOutputStream} sits between that buffer and the target.
+ * {@link AsyncLzfOutputStream} sits between that buffer and the target, compressing on its own thread.
  *
  * <p>The buffer has no output stream: it grows rather than flush in the middle of a record, and the writer hands
  * it to the target (write, flush) at the end of a record once it holds {@link Wire#KRYO_BUFFER} bytes or more. So
@@ -51,7 +49,7 @@ public final class KryoGraphWriter implements GraphWriter {
     private static final int ROW = 1, LIST = 2, MAP = 3;
 
     private final OutputStream target;
-    private final LZFOutputStream lzf;  // null for plain kryo
+    private final AsyncLzfOutputStream lzf;  // null for plain kryo
     private final OutputStream sink;    // lzf or target: where the buffer goes
     private WireOutput out;
     private TokenNames tokens;
@@ -78,7 +76,7 @@ public final class KryoGraphWriter implements GraphWriter {
     private int[] containerKinds = new int[8];
     private int[] containerRemaining = new int[8];
 
-    private KryoGraphWriter(OutputStream target, LZFOutputStream lzf) {
+    private KryoGraphWriter(OutputStream target, AsyncLzfOutputStream lzf) {
         this.target = target;
         this.lzf = lzf;
         this.sink = lzf != null ? lzf : target;
@@ -91,14 +89,12 @@ public final class KryoGraphWriter implements GraphWriter {
     }
 
     /**
-     * A {@code kryo-lzf} writer over {@code target}: full {@link LZFChunk#MAX_CHUNK_LEN} chunks, because the LZF
-     * stream does not finish a chunk when Kryo flushes its buffer; {@link #finish} finishes the last one.
+     * A {@code kryo-lzf} writer over {@code target}: full {@link LZFChunk#MAX_CHUNK_LEN} chunks (a flush does not
+     * cut one; {@link #finish} writes the last), compressed on a thread of their own so that compression
+     * overlaps with reading the graph.
      */
     public static KryoGraphWriter kryoLzf(OutputStream target) {
-        LZFOutputStream lzf = new LZFOutputStream(
-                ChunkEncoderFactory.safeInstance(LZFChunk.MAX_CHUNK_LEN), new CloseShield(target));
-        lzf.setFinishBlockOnFlush(false);
-        return new KryoGraphWriter(target, lzf);
+        return new KryoGraphWriter(target, new AsyncLzfOutputStream(target));
     }
 
     @Override
@@ -303,9 +299,24 @@ public final class KryoGraphWriter implements GraphWriter {
             OUTPUTS.free(o);
         }
         if (lzf != null) {
-            lzf.close();  // writes the last chunk, flushes the target once, releases the encoder; target stays open
+            lzf.finish();  // compresses the last chunk, waits for the compressor, flushes the target; target stays open
         } else {
             target.flush();
+        }
+    }
+
+    @Override
+    public void abort() {
+        WireOutput o = out;
+        out = null;
+        if (o != null) {
+            if (o.getBuffer().length > POOLED_MAX) {
+                o.setBuffer(new byte[INITIAL_BUFFER], -1);
+            }
+            OUTPUTS.free(o);
+        }
+        if (lzf != null) {
+            lzf.abort();
         }
     }
 
@@ -832,22 +843,5 @@ public final class KryoGraphWriter implements GraphWriter {
 
     private static IOException io(KryoException e) {
         return e.getCause() instanceof IOException io ? io : new IOException(e.getMessage(), e);
-    }
-
-    /** Passes writes and flushes through, but not {@code close}: the target belongs to its owner. */
-    private static final class CloseShield extends FilterOutputStream {
-        CloseShield(OutputStream out) {
-            super(out);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            out.write(b, off, len);
-        }
-
-        @Override
-        public void close() {
-            // LZFOutputStream.close() has just flushed through us; closing is the owner's business
-        }
     }
 }

@@ -96,6 +96,7 @@ final class ExportOutput implements StreamingOutput {
                 throw client.failed != null ? client.failed : e;
             }
         } finally {
+            out.abort(); // after finish() a no-op; otherwise releases buffers and any compressor thread
             if (tx != null) tx.close();
         }
     }
@@ -183,7 +184,8 @@ final class ExportOutput implements StreamingOutput {
 
     /** Remembers the first failure of the servlet stream: after it the client is gone. */
     private static final class ClientStream extends FilterOutputStream {
-        IOException failed;
+        /** Set by whichever thread writes to the client (the LZF compressor writes from its own). */
+        volatile IOException failed;
 
         ClientStream(OutputStream out) {
             super(out);

@@ -194,9 +194,15 @@ class ErrorAnywhereTest {
             w.writeString("x".repeat(300_000));       // several times every buffer
             w.property(1);
             w.writeBytes(new byte[200_000]);
-            assertEquals(before, target.bytes, "node " + i + " written in part");
+            // kryo-lzf compresses on its own thread: complete records only are handed to it, but their
+            // chunks reach the target later; the decode at the end checks the content
+            if (format != Format.KRYO_LZF) {
+                assertEquals(before, target.bytes, "node " + i + " written in part");
+            }
             w.endNode();
-            assertTrue(target.bytes > before, "a complete record beyond 64 KiB goes out at its end");
+            if (format != Format.KRYO_LZF) {
+                assertTrue(target.bytes > before, "a complete record beyond 64 KiB goes out at its end");
+            }
         }
         w.beginNode(3, new int[0], 0);
         w.property(0);

@@ -51,6 +51,25 @@ class LzfChunkTest {
         assertArrayEquals(kryo, LZFDecoder.decode(lzf), "kryo-lzf is the kryo stream, compressed");
     }
 
+    /** Compression runs on the compressor thread, never on the thread that writes records. */
+    @Test
+    void compressionRunsOffTheWritingThread() throws IOException {
+        java.util.Set<String> writers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        java.io.OutputStream target = new java.io.FilterOutputStream(bytes) {
+            @Override
+            public synchronized void write(byte[] b, int off, int len) throws IOException {
+                writers.add(Thread.currentThread().getName());
+                out.write(b, off, len);
+            }
+        };
+        byte[] kryo = largeExport(Format.KRYO);
+        GraphWriter w = Format.KRYO_LZF.open(target);
+        writeLarge(w);
+        assertEquals(java.util.Set.of("subgraph-export-lzf"), writers);
+        assertArrayEquals(kryo, LZFDecoder.decode(bytes.toByteArray()));
+    }
+
     private static int u16(byte[] b, int at) {
         return (b[at] & 0xFF) << 8 | (b[at + 1] & 0xFF);
     }
@@ -58,7 +77,11 @@ class LzfChunkTest {
     /** 20,000 nodes with pseudo-random text: about 2 MB of kryo. */
     static byte[] largeExport(Format format) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        GraphWriter w = format.open(out);
+        writeLarge(format.open(out));
+        return out.toByteArray();
+    }
+
+    private static void writeLarge(GraphWriter w) throws IOException {
         w.header(FixtureStream.HEADER, new SimpleTokens());
         Random random = new Random(5);
         int[] labels = {1, 2};
@@ -76,7 +99,6 @@ class LzfChunkTest {
         }
         w.end(20_000, 0, false);
         w.finish();
-        return out.toByteArray();
     }
 
     static final class SimpleTokens implements TokenNames {
