@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,7 +15,8 @@ import java.util.Map;
  * The body of {@code POST /{format}/cypher}: {@code {"query": "...", "params": {...}}}. Parameters are JSON
  * values: objects become maps, arrays lists, integral numbers longs, other numbers doubles; so an element id
  * is passed as a string ({@code elementId(n) = $id}) and a numeric id as a number. Bounded: the body size,
- * the nesting depth and the string lengths are limited, and any other field is an error.
+ * the nesting depth and the string lengths are limited, and any other field is an error, as is a field (or a
+ * parameter name) given twice: a proxy that inspects the first "query" must not see another query than Neo4j.
  */
 record CypherRequest(String query, Map<String, Object> params) {
     static final int MAX_BODY_BYTES = 16 << 20;
@@ -25,6 +27,7 @@ record CypherRequest(String query, Map<String, Object> params) {
                     .maxStringLength(MAX_BODY_BYTES)
                     .maxNumberLength(100)
                     .build())
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
     static CypherRequest parse(byte[] body) {
@@ -40,6 +43,7 @@ record CypherRequest(String query, Map<String, Object> params) {
             }
             String query = null;
             Map<String, Object> params = Map.of();
+            boolean paramsSeen = false;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 JsonToken token = p.nextToken();
@@ -49,6 +53,8 @@ record CypherRequest(String query, Map<String, Object> params) {
                         query = p.getText();
                     }
                     case "params", "parameters" -> {
+                        if (paramsSeen) throw ApiError.badParameter("give params or parameters, not both");
+                        paramsSeen = true;
                         if (token == JsonToken.VALUE_NULL) break;
                         if (token != JsonToken.START_OBJECT) throw ApiError.badParameter("params must be a JSON object");
                         @SuppressWarnings("unchecked")

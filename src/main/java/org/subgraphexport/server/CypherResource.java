@@ -10,6 +10,7 @@ import javax.ws.rs.core.Response;
 import javax.ws.rs.core.UriInfo;
 import org.neo4j.configuration.Config;
 import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.graphdb.ExecutionPlanDescription;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.QueryExecutionException;
 import org.neo4j.graphdb.QueryExecutionType;
@@ -36,6 +37,42 @@ import org.subgraphexport.read.CypherExport;
 public final class CypherResource {
     static final Set<String> PARAMETERS = Set.of("db", "mode", "timeout");
     static final String WRITE_REFUSED = "Export.WriteQueryRefused";
+    static final String QUERY_TOO_DEEP = "Export.QueryTooDeep";
+    static final String NOT_SUPPORTED = "Export.QueryNotSupported";
+
+    /** Plan operators that act on the DBMS although Neo4j plans them as read-only. */
+    private static final Set<String> REFUSED_OPERATORS = Set.of("TerminateTransactions");
+
+    /**
+     * Plans the query (EXPLAIN: nothing runs) and refuses it unless it only reads: Neo4j's query type must be
+     * READ_ONLY and no operator may be a command such as TERMINATE TRANSACTION, which Neo4j counts as a read. The
+     * transaction is also restricted to reading, so a write would fail even if it got past this check.
+     */
+    private static void refuseUnlessReadOnly(InternalTransaction tx, CypherRequest request) {
+        try (Result plan = tx.execute("EXPLAIN " + request.query(), request.params())) {
+            QueryExecutionType.QueryType type = plan.getQueryExecutionType().queryType();
+            if (type != QueryExecutionType.QueryType.READ_ONLY) {
+                throw new ApiError(Response.Status.BAD_REQUEST, WRITE_REFUSED,
+                        "the Cypher endpoint runs read-only queries; this one is " + type);
+            }
+            String operator = refusedOperator(plan.getExecutionPlanDescription());
+            if (operator != null) {
+                throw new ApiError(Response.Status.BAD_REQUEST, WRITE_REFUSED,
+                        "the Cypher endpoint runs read-only queries; this one runs " + operator);
+            }
+        }
+    }
+
+    private static String refusedOperator(ExecutionPlanDescription plan) {
+        if (REFUSED_OPERATORS.contains(plan.getName())) {
+            return plan.getName();
+        }
+        for (ExecutionPlanDescription child : plan.getChildren()) {
+            String found = refusedOperator(child);
+            if (found != null) return found;
+        }
+        return null;
+    }
 
     private final Databases databases;
     private final Config config;
@@ -68,12 +105,8 @@ public final class CypherResource {
         try {
             SecurityContext context = tx.securityContext();
             tx.overrideWith(context.withMode(new RestrictedAccessMode(context.mode(), StaticAccessMode.READ)));
+            refuseUnlessReadOnly(tx, request);
             result = tx.execute(request.query(), request.params());
-            QueryExecutionType.QueryType type = result.getQueryExecutionType().queryType();
-            if (type != QueryExecutionType.QueryType.READ_ONLY) {
-                throw new ApiError(Response.Status.BAD_REQUEST, WRITE_REFUSED,
-                        "the Cypher endpoint runs read-only queries; this one is " + type);
-            }
             result.hasNext(); // runs the query up to its first row: its failures still get a status
         } catch (ApiError e) {
             tx.close();
@@ -81,6 +114,13 @@ public final class CypherResource {
         } catch (RuntimeException e) {
             tx.close();
             throw queryError(e);
+        } catch (StackOverflowError e) {
+            tx.close();
+            throw new ApiError(Response.Status.BAD_REQUEST, QUERY_TOO_DEEP,
+                    "the query is nested too deeply for Neo4j's parser");
+        } catch (Throwable e) {
+            tx.close();
+            throw e;
         }
         Transaction open = tx;
         ExportOutput output = new ExportOutput(() -> open, format,
@@ -93,6 +133,11 @@ public final class CypherResource {
         String code = e instanceof QueryExecutionException q && q.getStatusCode() != null ? q.getStatusCode() : ExportOutput.code(e);
         if (code.equals(ExportOutput.FAILED)) {
             throw e;
+        }
+        if (String.valueOf(e.getMessage()).contains("IN TRANSACTIONS")) {
+            // CALL { } IN TRANSACTIONS commits on its own: impossible inside the export's one read transaction
+            return new ApiError(Response.Status.BAD_REQUEST, NOT_SUPPORTED,
+                    "CALL { ... } IN TRANSACTIONS cannot run in an export, which reads in one transaction: " + e.getMessage());
         }
         if (code.equals("Neo.ClientError.Security.Forbidden")) {
             return new ApiError(Response.Status.BAD_REQUEST, WRITE_REFUSED,

@@ -9,6 +9,8 @@ import org.neo4j.graphdb.GraphDatabaseService;
 
 /** Resolves the {@code db} parameter; absent means the server's default database. */
 final class Databases {
+    static final String SYSTEM_REFUSED = "Export.SystemDatabaseRefused";
+
     private final DatabaseManagementService dbms;
     private final Config config;
 
@@ -21,6 +23,11 @@ final class Databases {
         String database = name == null ? config.get(GraphDatabaseSettings.initial_default_database) : name.strip();
         if (database.isEmpty()) {
             throw ApiError.badParameter("db must not be empty");
+        }
+        if (database.equalsIgnoreCase(GraphDatabaseSettings.SYSTEM_DATABASE_NAME)) {
+            // the system graph holds users and their credentials: never exported, whoever asks
+            throw new ApiError(Response.Status.FORBIDDEN, SYSTEM_REFUSED,
+                    "the system database cannot be exported");
         }
         GraphDatabaseService db;
         try {

@@ -3,14 +3,29 @@ package org.subgraphexport.server;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import javax.ws.rs.core.MultivaluedMap;
+import javax.ws.rs.core.PathSegment;
 import javax.ws.rs.core.UriInfo;
 
-/** Strict reading of query parameters: unknown or repeated names are errors, not silently ignored. */
+/**
+ * Strict reading of query parameters: unknown or repeated names are errors, not silently ignored; so are matrix
+ * parameters ({@code /kryo;maxDepth=1/traverse}), which JAX-RS would drop without a word.
+ */
 final class RequestParameters {
+    /** ASCII digits only: Long.parseLong also takes other Unicode digits (fullwidth, Arabic-Indic) and a '+'. */
+    private static final Pattern INTEGER = Pattern.compile("-?[0-9]+");
+
     private final MultivaluedMap<String, String> query;
 
     RequestParameters(UriInfo uri, Set<String> known) {
+        for (PathSegment segment : uri.getPathSegments(true)) {
+            if (!segment.getMatrixParameters().isEmpty()) {
+                throw ApiError.badParameter("matrix parameters (';' in the path) are not accepted: give "
+                        + segment.getMatrixParameters().keySet().stream().map(RequestParameters::abbreviate).toList()
+                        + " as query parameters");
+            }
+        }
         this.query = uri.getQueryParameters(true);
         for (Map.Entry<String, List<String>> e : query.entrySet()) {
             if (!known.contains(e.getKey())) {
@@ -39,7 +54,11 @@ final class RequestParameters {
         }
         long value;
         try {
-            value = Long.parseLong(text.strip());
+            String digits = text.strip();
+            if (!INTEGER.matcher(digits).matches()) {
+                throw new NumberFormatException();
+            }
+            value = Long.parseLong(digits);
         } catch (NumberFormatException e) {
             throw ApiError.badParameter(name + " must be a non-negative integer, got '" + abbreviate(text) + "'");
         }

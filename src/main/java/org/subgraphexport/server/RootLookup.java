@@ -44,7 +44,15 @@ final class RootLookup {
             id = tx.elementIdMapper().nodeId(elementId);
         } catch (RuntimeException e) {
             throw ApiError.badParameter("root '" + RequestParameters.abbreviate(elementId)
-                    + "' is not a node element id of database '" + tx.getDatabaseName() + "': " + e.getMessage());
+                    + "' is not a node element id of database '" + tx.getDatabaseName() + "': "
+                    + String.valueOf(e.getMessage()).replace(elementId, RequestParameters.abbreviate(elementId)));
+        }
+        if (id >= 0 && !tx.elementIdMapper().nodeElementId(id).equals(elementId)) {
+            // Neo4j also parses other spellings of the same id (fullwidth or Arabic-Indic digits, '+', leading
+            // zeros, an upper-case database id): accept only the element id exactly as Neo4j writes it.
+            throw ApiError.badParameter("root '" + RequestParameters.abbreviate(elementId)
+                    + "' is not a node element id as Neo4j writes it (elementId(n)); did you mean '"
+                    + tx.elementIdMapper().nodeElementId(id) + "'?");
         }
         if (id < 0 || !tx.kernelTransaction().dataRead().nodeExists(id)) {
             throw new ApiError(Response.Status.NOT_FOUND, ApiError.ROOT_NOT_FOUND,

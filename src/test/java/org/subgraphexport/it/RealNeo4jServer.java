@@ -82,6 +82,16 @@ final class RealNeo4jServer implements AutoCloseable {
      */
     static RealNeo4jServer start(String name, String initialPassword, String... extraConf)
             throws IOException, InterruptedException {
+        return start(name, initialPassword, List.of("-Xms256m", "-Xmx512m"), extraConf);
+    }
+
+    /**
+     * As {@link #start(String, String, String...)}, with the server JVM's heap flags given (e.g.
+     * {@code -Xms128m -Xmx128m}): the launcher's server.memory.heap.* settings become exactly these flags, and
+     * running the main class directly, as here, they must be passed on the command line.
+     */
+    static RealNeo4jServer start(String name, String initialPassword, List<String> heapFlags, String... extraConf)
+            throws IOException, InterruptedException {
         Path home = WORK_DIR.resolve(name);
         deleteRecursively(home);
         Files.createDirectories(home.resolve("logs"));
@@ -100,7 +110,8 @@ final class RealNeo4jServer implements AutoCloseable {
 
             List<String> command = new ArrayList<>(List.of(javaBinary()));
             command.addAll(jvmFlags());
-            command.addAll(List.of("-Xms256m", "-Xmx512m", "-cp", classpath(home, "plugins", "conf", "lib"),
+            command.addAll(heapFlags);
+            command.addAll(List.of("-cp", classpath(home, "plugins", "conf", "lib"),
                     MAIN_CLASS, "--home-dir=" + home, "--config-dir=" + home.resolve("conf")));
             long t0 = System.nanoTime();
             Process process = new ProcessBuilder(command)
@@ -248,6 +259,11 @@ final class RealNeo4jServer implements AutoCloseable {
             }
         }
         return sb.toString();
+    }
+
+    /** The server JVM's process id (for jcmd). */
+    long pid() {
+        return process.pid();
     }
 
     // ---- HTTP ----
