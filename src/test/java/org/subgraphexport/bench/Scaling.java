@@ -1,0 +1,59 @@
+package org.subgraphexport.bench;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import org.subgraphexport.format.Format;
+
+/**
+ * The scaling run: the kryo traverse export of demo graphs of several sizes, one server per size, with the heap in
+ * use (after a full GC) before the first timed export, halfway through an export (the client pauses reading; the
+ * server is blocked mid-walk on a full TCP window), and after the last one.
+ */
+final class Scaling {
+    private Scaling() {}
+
+    record Point(int objects, long nodes, long relationships, long bytes, long[] nanos, long heapBefore, long heapMid,
+            long heapAfter, long storeBytes, long pageCacheBytes) {
+        long medianNanos() {
+            return new EndToEndRunner.Measured(null, 0, null, nanos, null).medianNanos();
+        }
+    }
+
+    record Result(EndToEndRunner.Options options, Environment environment, List<Point> points) {}
+
+    static Result run(EndToEndRunner.Options o, PrintStream log) throws Exception {
+        Environment environment = Environment.capture();
+        List<Point> points = new ArrayList<>();
+        for (int objects : o.scaling()) {
+            try (BenchServer server = BenchServer.start(o.dataRoot(), objects, o.seed(), o.pageCache(), log)) {
+                String root = server.graph.rootElementId();
+                Row row = new ExportRow(ExportRow.Endpoint.TRAVERSE, Format.KRYO, root, null);
+                Row.Endpoints direct = new Row.Endpoints(server.http(), server.bolt());
+                Row.Outcome first = row.run(direct, false);
+                if (first.nodes() != server.graph.nodes() || first.relationships() != server.graph.relationships()) {
+                    throw new IllegalStateException("decoded " + first.nodes() + "/" + first.relationships()
+                            + ", expected " + server.graph.nodes() + "/" + server.graph.relationships());
+                }
+                for (int w = 0; w < Math.max(1, o.warmups()); w++) {
+                    row.run(direct, false);
+                }
+                long heapBefore = BenchServer.heapUsedAfterGc();
+                long[] nanos = new long[o.scalingRuns()];
+                for (int r = 0; r < nanos.length; r++) {
+                    BenchServer.heapUsedAfterGc();
+                    nanos[r] = row.run(direct, false).nanos();
+                }
+                long heapMid = EndToEndRunner.heapMidExport(server, root, first.nodes() + first.relationships());
+                long heapAfter = BenchServer.heapUsedAfterGc();
+                Point p = new Point(objects, first.nodes(), first.relationships(), first.bodyBytes(), nanos,
+                        heapBefore, heapMid, heapAfter, server.storeBytes, server.pageCacheBytes);
+                points.add(p);
+                log.printf("%,d Objects: %,d nodes, %,d relationships, %,d bytes, median %.3f s, heap %,d / %,d / %,d%n",
+                        objects, p.nodes(), p.relationships(), p.bytes(), p.medianNanos() / 1e9, heapBefore, heapMid,
+                        heapAfter);
+            }
+        }
+        return new Result(o, environment, points);
+    }
+}
