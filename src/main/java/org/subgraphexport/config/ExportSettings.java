@@ -1,6 +1,7 @@
 package org.subgraphexport.config;
 
 import static org.neo4j.configuration.SettingConstraints.min;
+import static org.neo4j.configuration.SettingConstraints.range;
 import static org.neo4j.configuration.SettingValueParsers.BYTES;
 import static org.neo4j.configuration.SettingValueParsers.DURATION;
 import static org.neo4j.configuration.SettingValueParsers.INT;
@@ -49,5 +50,14 @@ public final class ExportSettings implements SettingsDeclaration {
     public static final Setting<Long> RESPONSE_CACHE_SIZE = SettingImpl.newBuilder(
                     "server.subgraph_export.response_cache_size", BYTES, 0L)
             .addConstraint(min(0L))
+            .build();
+
+    @Description("Threads that read one traverse export: the request thread walks the subgraph and encodes, and up "
+            + "to read_threads - 1 workers from a shared pool (at most one per processor, server-wide) read labels "
+            + "and property values in the same transaction, for as long as they actually run in parallel. 1 reads "
+            + "on the request thread alone. The stream is the same either way.")
+    public static final Setting<Integer> READ_THREADS = SettingImpl.newBuilder(
+                    "server.subgraph_export.read_threads", INT, 2)
+            .addConstraint(range(1, 64))
             .build();
 }

@@ -19,7 +19,7 @@ import org.subgraphexport.format.GraphWriter;
  * values passed to the writer through {@link ValueBridge} without boxing. Counts what it wrote and enforces
  * the node limit. Shared by every read path (the walk, the Cypher endpoint).
  */
-final class EntityWriter implements AutoCloseable {
+final class EntityWriter implements WalkOutput {
     /** How many nodes between two checks that the transaction was not terminated. */
     private static final int TERMINATION_CHECK_MASK = 1023;
 
@@ -54,7 +54,8 @@ final class EntityWriter implements AutoCloseable {
      * Writes the node record of {@code id}. Returns false, writing nothing, if the limit is reached (then
      * {@link #truncated()} is true) or the node no longer exists.
      */
-    boolean writeNode(long id) throws IOException {
+    @Override
+    public boolean writeNode(long id) throws IOException {
         if (nodes >= limit) {
             truncated = true;
             return false;
@@ -83,7 +84,8 @@ final class EntityWriter implements AutoCloseable {
     }
 
     /** Writes the relationship under a cursor the caller positioned (a traversal or scan cursor). */
-    void writeRelationship(RelationshipCursor rel) throws IOException {
+    @Override
+    public void writeRelationship(RelationshipCursor rel) throws IOException {
         out.beginRelationship(
                 rel.relationshipReference(), rel.type(), rel.sourceNodeReference(), rel.targetNodeReference());
         rel.properties(properties, PropertySelection.ALL_PROPERTIES);
@@ -120,15 +122,18 @@ final class EntityWriter implements AutoCloseable {
         }
     }
 
-    long nodes() {
+    @Override
+    public long nodes() {
         return nodes;
     }
 
-    long relationships() {
+    @Override
+    public long relationships() {
         return relationships;
     }
 
-    boolean truncated() {
+    @Override
+    public boolean truncated() {
         return truncated;
     }
 

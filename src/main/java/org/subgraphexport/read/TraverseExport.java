@@ -16,11 +16,21 @@ public final class TraverseExport {
      */
     public static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, GraphWriter out)
             throws IOException {
+        return run(tx, rootId, spec, 1, out);
+    }
+
+    /**
+     * As {@link #run(InternalTransaction, long, WalkSpec, GraphWriter)}, reading labels and properties with
+     * {@code readThreads} threads (this one included; 1 reads on this thread alone). The stream is the same
+     * either way; see {@link SubgraphWalker}, "Parallel reads".
+     */
+    public static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, int readThreads,
+            GraphWriter out) throws IOException {
         KernelTransaction ktx = tx.kernelTransaction();
         ElementIds ids = ElementIds.of(tx.elementIdMapper());
         out.header(new Header(tx.getDatabaseName(), ids.nodeElementId(rootId), ids.nodePrefix(), ids.relationshipPrefix()),
                 new KernelTokenNames(ktx.tokenRead()));
-        try (SubgraphWalker walker = new SubgraphWalker(ktx)) {
+        try (SubgraphWalker walker = new SubgraphWalker(ktx, readThreads)) {
             if (!ktx.dataRead().nodeExists(rootId)) {
                 throw new IllegalStateException("root node " + ids.nodeElementId(rootId) + " was deleted before the export started");
             }

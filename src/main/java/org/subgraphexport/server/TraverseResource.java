@@ -78,7 +78,7 @@ public final class TraverseResource {
                     .tag(tag).cacheControl(ETags.REVALIDATE).header(ETags.CACHE_HEADER, "hit").build();
         }
         ExportOutput output = new ExportOutput(() -> caller.begin(db, limits.timeoutMillis()), format,
-                (tx, out) -> TraverseExport.run(tx, root, spec, out), log);
+                (tx, out) -> TraverseExport.run(tx, root, spec, config.get(ExportSettings.READ_THREADS), out), log);
         if (config.get(ExportSettings.RESPONSE_CACHE_SIZE) > 0) {
             output.capturing(new ExportOutput.Capture(config.get(ExportSettings.RESPONSE_CACHE_SIZE),
                     bytes -> cache.put(tag.getValue(), version, bytes)));

@@ -38,7 +38,7 @@ import org.subgraphexport.client.Point;
  * Outside the default subgraph: x -CHILDREN-> y (unconnected), root -OTHER-> z, w -CHILDREN-> a (incoming),
  * and e. The root carries one property of every stored type.
  */
-final class FixtureGraph {
+public final class FixtureGraph {
     /** Stored value (as given to setProperty) to the value the client must decode. */
     static final Map<String, Object[]> ALL_TYPES = new LinkedHashMap<>();
 
@@ -104,7 +104,7 @@ final class FixtureGraph {
     /** Element ids by fixture name: nodes by letter, relationships as "a>d" (start>end of type CHILDREN or PROPERTY). */
     final Map<String, String> ids = new HashMap<>();
 
-    static FixtureGraph create(GraphDatabaseService db) {
+    public static FixtureGraph create(GraphDatabaseService db) {
         FixtureGraph f = new FixtureGraph();
         try (Transaction tx = db.beginTx()) {
             Node root = f.node(tx, "root", 1, "Object", "Root");
@@ -157,7 +157,7 @@ final class FixtureGraph {
         return r;
     }
 
-    String id(String name) {
+    public String id(String name) {
         String id = ids.get(name);
         if (id == null) throw new IllegalArgumentException(name);
         return id;
