@@ -107,6 +107,10 @@ public final class CypherResource {
             tx.overrideWith(context.withMode(new RestrictedAccessMode(context.mode(), StaticAccessMode.READ)));
             refuseUnlessReadOnly(tx, request);
             result = tx.execute(request.query(), request.params());
+            if (result.getQueryExecutionType().isExplained()) {
+                // the user's own EXPLAIN: no rows, so an export would come back silently empty
+                throw ApiError.badParameter("EXPLAIN returns a plan, not data: the Cypher endpoint exports results");
+            }
             result.hasNext(); // runs the query up to its first row: its failures still get a status
         } catch (ApiError e) {
             tx.close();

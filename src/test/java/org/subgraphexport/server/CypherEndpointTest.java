@@ -200,6 +200,8 @@ class CypherEndpointTest {
         assertError(http.post("kryo/cypher", body("MATCH (n) WHERE n.id = $missing RETURN n", "{}")), 400,
                 "Neo.ClientError.Statement.ParameterMissing", "missing");
         assertError(http.post("kryo/cypher", ""), 400, "Export.InvalidParameter", "missing body");
+        assertError(http.post("kryo/cypher", body("EXPLAIN MATCH (n) RETURN n", "{}")), 400, "Export.InvalidParameter", "EXPLAIN");
+        assertError(http.post("kryo/cypher", body("PROFILE MATCH (n) RETURN n", "{}")), 400, "Neo.ClientError.Statement.ArgumentError", "");
         assertError(http.post("kryo/cypher", "{\"query\": "), 400, "Export.InvalidParameter", "not valid JSON");
         assertError(http.post("kryo/cypher", "[1,2]"), 400, "Export.InvalidParameter", "JSON object");
         assertError(http.post("kryo/cypher", "{\"params\": {}}"), 400, "Export.InvalidParameter", "missing query");
