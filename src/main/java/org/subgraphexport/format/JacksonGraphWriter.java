@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.exc.StreamWriteException;
 import com.fasterxml.jackson.core.io.SerializedString;
 import de.undercouch.bson4jackson.BsonFactory;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.io.OutputStream;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -447,6 +448,17 @@ public final class JacksonGraphWriter implements GraphWriter {
     public void writeString(String value) throws IOException {
         element(ArrayKind.STRING);
         gen.writeString(wellFormed(value));
+    }
+
+    /** JSON: ASCII bytes go to the generator undecoded (it escapes them as it would the String); BSON: decoded. */
+    @Override
+    public void writeUtf8(byte[] utf8, int offset, int length) throws IOException {
+        if (bson || !ValueSink.isAscii(utf8, offset, length)) {
+            writeString(new String(utf8, offset, length, StandardCharsets.UTF_8));
+            return;
+        }
+        element(ArrayKind.STRING);
+        gen.writeUTF8String(utf8, offset, length);
     }
 
     @Override

@@ -5,6 +5,7 @@ import com.esotericsoftware.kryo.util.Pool;
 import com.ning.compress.lzf.LZFChunk;
 import java.io.FilterOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.io.OutputStream;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -410,6 +411,21 @@ public final class KryoGraphWriter implements GraphWriter {
         try {
             tag(Wire.T_STRING);
             out.writeWireString(value);                        // varint length, UTF-8
+        } catch (KryoException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public void writeUtf8(byte[] utf8, int offset, int length) throws IOException {
+        if (!ValueSink.isAscii(utf8, offset, length)) {
+            writeString(new String(utf8, offset, length, StandardCharsets.UTF_8));  // malformed bytes replaced
+            return;
+        }
+        try {
+            tag(Wire.T_STRING);
+            out.writeVarInt(length, true);                     // varint length, the bytes as they are
+            out.writeBytes(utf8, offset, length);
         } catch (KryoException e) {
             throw io(e);
         }

@@ -38,6 +38,27 @@ public interface ValueSink {
 
     void writeString(String value) throws IOException;
 
+    /**
+     * A string given as UTF-8 bytes, as the store keeps longer strings: the same value as
+     * {@code writeString(new String(utf8, offset, length, UTF_8))}, which is what this default does. Writers whose
+     * format is UTF-8 override it to copy bytes that need no decoding (all ASCII) straight through; any other
+     * content still goes through {@link #writeString}, so malformed bytes become U+FFFD exactly as decoding would
+     * make them.
+     */
+    default void writeUtf8(byte[] utf8, int offset, int length) throws IOException {
+        writeString(new String(utf8, offset, length, java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** True if {@code length} bytes from {@code offset} are all ASCII (below 0x80). */
+    static boolean isAscii(byte[] bytes, int offset, int length) {
+        for (int i = offset, end = offset + length; i < end; i++) {
+            if (bytes[i] < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     void writeBytes(byte[] value) throws IOException;
 
     /** A spatial point: the CRS as its SRID (e.g. 7203 cartesian, 4326 WGS-84) and 2 or 3 coordinates. */

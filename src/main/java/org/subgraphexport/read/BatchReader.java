@@ -10,9 +10,6 @@ import org.neo4j.internal.kernel.api.TokenSet;
 import org.neo4j.io.pagecache.context.CursorContext;
 import org.neo4j.memory.MemoryTracker;
 import org.neo4j.storageengine.api.PropertySelection;
-import org.neo4j.values.storable.UTF8StringValue;
-import org.neo4j.values.storable.Value;
-import org.neo4j.values.storable.Values;
 
 /**
  * Reads the labels and property values of the records of a {@link RecordBatch}, with cursors of its own: one per
@@ -74,12 +71,8 @@ final class BatchReader implements AutoCloseable {
 
     private void readProperties(RecordBatch batch) {
         while (properties.next()) {
-            Value value = properties.propertyValue();
-            if (value instanceof UTF8StringValue utf8) {
-                // Long strings come as UTF-8 bytes, decoded when written: decode here, on the reading thread.
-                value = Values.stringValue(utf8.stringValue());
-            }
-            batch.addProperty(properties.propertyKey(), value);
+            // Longer strings stay UTF-8 bytes: the writer copies them undecoded (ValueSink.writeUtf8).
+            batch.addProperty(properties.propertyKey(), properties.propertyValue());
         }
     }
 

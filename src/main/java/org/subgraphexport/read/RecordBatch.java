@@ -3,6 +3,7 @@ package org.subgraphexport.read;
 import java.util.Arrays;
 import org.neo4j.values.storable.ArrayValue;
 import org.neo4j.values.storable.StringValue;
+import org.neo4j.values.storable.UTF8StringValue;
 import org.neo4j.values.storable.TextArray;
 import org.neo4j.values.storable.Value;
 
@@ -110,6 +111,9 @@ final class RecordBatch {
      * counts as a small constant (cheaper than {@code Value.estimatedHeapUsage}, a virtual call on every value).
      */
     private static long weight(Value value) {
+        if (value instanceof UTF8StringValue utf8) {
+            return 40 + utf8.bytes().length;  // not stringValue(): that would decode what the writer copies as is
+        }
         if (value instanceof StringValue string) {
             return 40 + string.stringValue().length();
         }

@@ -66,6 +66,12 @@ final class ValueBridge implements ValueWriter<IOException> {
         sink.writeString(value);
     }
 
+    /** Longer stored strings arrive as UTF-8 bytes: passed on undecoded (no String made for them). */
+    @Override
+    public void writeUTF8(byte[] bytes, int offset, int length) throws IOException {
+        sink.writeUtf8(bytes, offset, length);
+    }
+
     @Override
     public void writeString(char value) throws IOException {
         sink.writeChar(value);

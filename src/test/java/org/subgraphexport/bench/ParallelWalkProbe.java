@@ -78,6 +78,7 @@ public final class ParallelWalkProbe {
             Map<String, long[]> nanos = new LinkedHashMap<>();
             Map<String, long[]> processCpu = new LinkedHashMap<>();
             Map<String, long[]> threadCpu = new LinkedHashMap<>();
+            Map<String, long[]> allocated = new LinkedHashMap<>();
             List<Runnable> order = new ArrayList<>();
             for (String mode : List.of("walk", "walk+kryo")) {
                 for (String v : variants) {
@@ -89,20 +90,24 @@ public final class ParallelWalkProbe {
                     long[] times = new long[runs];
                     long[] cpu = new long[runs];
                     long[] own = new long[runs];
+                    long[] alloc = new long[runs];
                     nanos.put(name, times);
                     processCpu.put(name, cpu);
                     threadCpu.put(name, own);
+                    allocated.put(name, alloc);
                     long expectNodes = graph.nodes();
                     long expectRels = graph.relationships();
                     int[] run = {-warmups};
                     order.add(() -> {
                         long cpu0 = OS.getProcessCpuTime();
                         long own0 = THREADS.getCurrentThreadCpuTime();
+                        long alloc0 = THREADS.getCurrentThreadAllocatedBytes();
                         long t = once(db, rootElementId, spec, threads, batch, minConcurrency, mode.equals("walk+kryo"), expectNodes, expectRels);
                         if (run[0] >= 0) {
                             times[run[0]] = t;
                             cpu[run[0]] = OS.getProcessCpuTime() - cpu0;
                             own[run[0]] = THREADS.getCurrentThreadCpuTime() - own0;
+                            alloc[run[0]] = THREADS.getCurrentThreadAllocatedBytes() - alloc0;
                         }
                         run[0]++;
                     });
@@ -112,13 +117,14 @@ public final class ParallelWalkProbe {
                 for (Runnable r : order) r.run();
             }
             System.out.println();
-            System.out.printf("%-28s %10s %10s %12s %12s   wall per run (ms)%n", "variant", "median ms", "min ms",
-                    "process cpu", "walker cpu");
+            System.out.printf("%-28s %10s %10s %12s %12s %14s   wall per run (ms)%n", "variant", "median ms", "min ms",
+                    "process cpu", "walker cpu", "walker B/node");
             for (Map.Entry<String, long[]> e : nanos.entrySet()) {
                 long[] sorted = e.getValue().clone();
                 Arrays.sort(sorted);
-                System.out.printf("%-28s %10.1f %10.1f %12.1f %12.1f   %s%n", e.getKey(), median(sorted) / 1e6, sorted[0] / 1e6,
-                        median(processCpu.get(e.getKey())) / 1e6, median(threadCpu.get(e.getKey())) / 1e6,
+                System.out.printf("%-28s %10.1f %10.1f %12.1f %12.1f %14.0f   %s%n", e.getKey(), median(sorted) / 1e6,
+                        sorted[0] / 1e6, median(processCpu.get(e.getKey())) / 1e6,
+                        median(threadCpu.get(e.getKey())) / 1e6, median(allocated.get(e.getKey())) / graph.nodes(),
                         Arrays.stream(e.getValue()).mapToObj(t -> String.format("%.0f", t / 1e6)).toList());
             }
         } finally {
@@ -128,7 +134,8 @@ public final class ParallelWalkProbe {
 
     private static final com.sun.management.OperatingSystemMXBean OS =
             (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
 
     private static double median(long[] values) {
         long[] sorted = values.clone();
@@ -181,6 +188,7 @@ public final class ParallelWalkProbe {
         @Override public void writeDouble(double value) { sink += (long) value; }
         @Override public void writeChar(char value) { sink += value; }
         @Override public void writeString(String value) { sink += value.length(); }
+        @Override public void writeUtf8(byte[] utf8, int offset, int length) { sink += length; }
         @Override public void writeBytes(byte[] value) { sink += value.length; }
         @Override public void writePoint(int srid, double[] coordinates) { sink += srid; }
         @Override public void writeDuration(long months, long days, long seconds, int nanos) { sink += seconds; }

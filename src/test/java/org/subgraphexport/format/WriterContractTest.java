@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -129,6 +130,66 @@ class WriterContractTest {
             expected.writeBytes(utf8);
             assertArrayEquals(expected.toBytes(), target.toByteArray(), () -> "string " + s.chars().boxed().toList());
         }
+    }
+
+    /**
+     * Stored strings may arrive as UTF-8 bytes ({@link ValueSink#writeUtf8}): every format writes exactly what it
+     * writes for the decoded String — ASCII passed through (with JSON escaping), anything else decoded first, so
+     * malformed bytes become U+FFFD as decoding makes them.
+     */
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void utf8BytesAreWrittenExactlyAsTheDecodedString(Format format) throws IOException {
+        byte[][] samples = {
+            new byte[0],
+            "a".getBytes(StandardCharsets.UTF_8),
+            "IfcWallStandardCase 42 mm".getBytes(StandardCharsets.UTF_8),
+            "quote \" backslash \\ newline \n tab \t ctrl \u0001 del \u007f </script>".getBytes(StandardCharsets.UTF_8),
+            "x".repeat(100_000).getBytes(StandardCharsets.UTF_8),
+            "é😀 ünïcödé ✓".getBytes(StandardCharsets.UTF_8),
+            {0x61, (byte) 0xC3},                      // truncated sequence
+            {(byte) 0xED, (byte) 0xA0, (byte) 0x80},  // an encoded surrogate: malformed in UTF-8
+            {(byte) 0xFF, 0x41},
+        };
+        ByteArrayOutputStream viaString = new ByteArrayOutputStream();
+        ByteArrayOutputStream viaBytes = new ByteArrayOutputStream();
+        for (boolean bytes : new boolean[] {false, true}) {
+            GraphWriter w = format.open(bytes ? viaBytes : viaString);
+            TokenNames names = new TokenNames() {
+                @Override
+                public String label(int id) {
+                    return "L" + id;
+                }
+
+                @Override
+                public String relationshipType(int id) {
+                    return "T" + id;
+                }
+
+                @Override
+                public String propertyKey(int id) {
+                    return "k" + id;
+                }
+            };
+            w.header(FixtureStream.HEADER, names);
+            w.beginNode(7, new int[] {1}, 1);
+            for (int i = 0; i < samples.length; i++) {
+                w.property(i);
+                if (bytes) {
+                    byte[] padded = new byte[samples[i].length + 5];  // at an offset, with bytes either side
+                    Arrays.fill(padded, (byte) '#');
+                    System.arraycopy(samples[i], 0, padded, 3, samples[i].length);
+                    w.writeUtf8(padded, 3, samples[i].length);
+                } else {
+                    w.writeString(new String(samples[i], StandardCharsets.UTF_8));
+                }
+            }
+            w.endNode();
+            w.end(1, 0, false);
+            w.finish();
+        }
+        assertArrayEquals(viaString.toByteArray(), viaBytes.toByteArray());
+        assertTrue(format == Format.KRYO_LZF || viaBytes.size() > 100_000, "the long sample was written");
     }
 
     private static final class TrackingStream extends OutputStream {
