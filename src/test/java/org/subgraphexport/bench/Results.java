@@ -149,11 +149,12 @@ final class Results {
         md.append(String.format(Locale.ROOT,
                 "Measured %s. `GET /extension/kryo/traverse?root=…` of the demo graph (seed %d) at each size, one "
                         + "server per size, page cache sized to the store, median of %d timed runs after a first pass "
-                        + "and %d warm-up run(s). Heap in use after a full GC (client and server share the JVM): "
+                        + "and warm-up runs (at least %d, and at least %d s of them, so the JIT is done with the small sizes "
+                        + "too). Heap in use after a full GC (client and server share the JVM): "
                         + "before the first timed export, halfway through an export (the client stops reading "
                         + "halfway, so the server sits mid-walk), and after the last.%n%n",
                 r.environment().date(), r.options().seed(), r.options().scalingRuns(),
-                Math.max(1, r.options().warmups())));
+                Math.max(1, r.options().warmups()), Scaling.MIN_WARMUP_NANOS / 1_000_000_000L));
         md.append("![time per Object and heap](").append(SCALING_PNG).append(")\n\n");
         md.append("| Objects | nodes | relationships | body bytes | time (median) | min – max | µs per Object | "
                 + "ns per record | MB/s | heap before | heap mid-export | heap after | store | page cache |\n");

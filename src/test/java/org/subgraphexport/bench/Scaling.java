@@ -11,6 +11,13 @@ import org.subgraphexport.format.Format;
  * server is blocked mid-walk on a full TCP window), and after the last one.
  */
 final class Scaling {
+    /**
+     * Least warm-up per size, whatever {@code --warmup} says: a small export takes a tenth of a second, and a couple
+     * of them leave the JIT compiling while the timed runs go (the 10k point then measured 2-3x the per-record time
+     * of the others). Warm-up runs go on until both the count and this time are reached.
+     */
+    static final long MIN_WARMUP_NANOS = 5_000_000_000L;
+
     private Scaling() {}
 
     record Point(int objects, long nodes, long relationships, long bytes, long[] nanos, long heapBefore, long heapMid,
@@ -35,9 +42,12 @@ final class Scaling {
                     throw new IllegalStateException("decoded " + first.nodes() + "/" + first.relationships()
                             + ", expected " + server.graph.nodes() + "/" + server.graph.relationships());
                 }
-                for (int w = 0; w < Math.max(1, o.warmups()); w++) {
+                int warmups = 0;
+                for (long start = System.nanoTime();
+                        warmups < Math.max(1, o.warmups()) || System.nanoTime() - start < MIN_WARMUP_NANOS; warmups++) {
                     row.run(direct, false);
                 }
+                log.printf("%,d Objects: %d warm-up runs%n", objects, warmups);
                 long heapBefore = BenchServer.heapUsedAfterGc();
                 long[] nanos = new long[o.scalingRuns()];
                 for (int r = 0; r < nanos.length; r++) {
