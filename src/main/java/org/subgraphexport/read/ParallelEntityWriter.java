@@ -54,7 +54,7 @@ import org.subgraphexport.format.GraphWriter;
  * <h2>Going single-threaded</h2>
  * Batching costs CPU of its own (about 15% more than reading on the spot: relationships are read a second time,
  * values are kept and handed over), which only pays when workers run while the walking thread works. After
- * {@value #CHECK_AFTER_BATCHES} batches the walk compares the CPU time its threads used with the wall-clock time:
+ * {@value #CHECK_AFTER_BATCHES} batches and 100 ms the walk compares the CPU time its threads used with the wall-clock time:
  * below {@value #MIN_CONCURRENCY} processors' worth (the machine has no idle processor: a busy server, other
  * processes, a container with one CPU), it lets the workers finish the batches they hold, writes every batch, and
  * goes on as the single-threaded walk does. The same happens from the start when the pool has no idle worker, or
@@ -86,6 +86,11 @@ final class ParallelEntityWriter implements WalkOutput {
     private static final long RECORD_BYTES = 48;
     /** Batches read in parallel before the walk checks that the workers actually ran alongside it. */
     static final int CHECK_AFTER_BATCHES = 64;
+    /**
+     * ... and at least this long: the first batches are small and the stream is only starting (the client, TCP), so a
+     * shorter look measured the ramp-up, not the walk (20-40 ms windows gave anything from 0.7 to 1.4 processors).
+     */
+    static final long CHECK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /**
      * Below this many threads' worth of CPU per unit of wall-clock time over those batches, the workers only took
      * turns with the walking thread (no idle processor: a busy server, other processes), and the walk goes on
@@ -265,8 +270,12 @@ final class ParallelEntityWriter implements WalkOutput {
         }
         wakeIdleWorkers();
         writeFinished();
-        if (published == checkAt && more && !ranInParallel()) {
-            retireWorkers();
+        if (checkAt >= 0 && published >= checkAt && more && (System.nanoTime() - checkWallStart >= CHECK_AFTER_NANOS
+                || minConcurrency > Runtime.getRuntime().availableProcessors())) {  // unreachable: no need to wait
+            checkAt = -1;
+            if (!ranInParallel()) {
+                retireWorkers();
+            }
         }
         if (workers.isEmpty()) {
             // No worker to be had (the pool is busy with other exports), or none that ran alongside: write what is
