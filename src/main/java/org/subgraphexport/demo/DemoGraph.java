@@ -27,7 +27,7 @@ import org.neo4j.graphdb.schema.ConstraintType;
  * <ul>
  *   <li>{@code (:Object)} nodes with a unique {@code id} (1..objects; the root has {@code id = 1}), {@code type} (one of
  *       {@link #TYPES}, chosen by depth), {@code name}, {@code status}, {@code version} (int), {@code weight} (double),
- *       {@code active} (boolean) and {@code createdAt} (a UTC {@code DATETIME}).</li>
+ *       {@code active} (boolean), {@code createdAt} (a UTC {@code DATETIME}) and {@code externalId} (a UUID string).</li>
  *   <li>The Objects form one tree: {@code (parent:Object)-[:CHILDREN]->(child:Object)}. Ids are assigned breadth first;
  *       every Object that has children gets 2..12 of them, so the depth ends around 5..7.</li>
  *   <li>Each Object carries nested data hung off it through {@code -[:PROPERTY {name}]->}: {@code (:Structure)} nodes
@@ -39,6 +39,13 @@ import org.neo4j.graphdb.schema.ConstraintType;
  *       counted in {@link Result}.</li>
  * </ul>
  * Every relationship of the graph is reachable from the root, so {@code nodes = relationships + 1}.
+ *
+ * <h2>Values</h2>
+ * Values repeat the way model data does, so that compressed sizes mean something: type names, kinds, keys, units and
+ * enumerations come from small vocabularies; numbers are round or standard sizes (whole degrees, steps of 5 %,
+ * standard cable lengths, typical port speeds); locations are a few sites per city; timestamps are the nightly import
+ * (02:00 UTC) of one of ~3,650 days; IP addresses fall in a few subnets. What is unique in real data is unique here
+ * too: {@code id}, {@code externalId} and serial numbers.
  *
  * <h2>Determinism</h2>
  * The tree comes from one random stream seeded with {@code seed}; the content of each Object (and everything hung
@@ -69,8 +76,12 @@ public final class DemoGraph {
     /** Nodes per write transaction (a batch ends at the first Object boundary after this many nodes). */
     public static final int DEFAULT_BATCH_NODES = 10_000;
     public static final String CONSTRAINT_NAME = "demo_object_id";
-    /** Bumped whenever a change alters the generated graph for a given (objects, seed). */
-    public static final int GENERATOR_VERSION = 1;
+    /**
+     * Bumped whenever a change alters the generated graph for a given (objects, seed). 1: the first generator. 2: the
+     * same shapes and counts, values that repeat like model data (round numbers, standard sizes, shared site
+     * coordinates, night-import timestamps, fewer subnets) instead of uniformly random decimals.
+     */
+    public static final int GENERATOR_VERSION = 2;
 
     /** The Object types, in the order of the depth they typically appear at. */
     public static final String[] TYPES = {
@@ -93,6 +104,9 @@ public final class DemoGraph {
      * @param complete false if the graph has no info node (generation interrupted, or not ours); counts then come
      *     from the count store and {@code properties} is -1
      * @param elapsed time the generation took; read back from the info node, it lacks the last commit
+     * @param generatorVersion the {@link #GENERATOR_VERSION} that generated the graph (0 for a graph from before the
+     *     version was recorded, -1 if unknown: graph without its info node). A graph of another version has other
+     *     values: compare it before reusing a stored graph
      */
     public record Result(
             String rootElementId,
@@ -104,7 +118,8 @@ public final class DemoGraph {
             long properties,
             int maxDepth,
             boolean complete,
-            Duration elapsed) {}
+            Duration elapsed,
+            int generatorVersion) {}
 
     private DemoGraph() {}
 
@@ -166,8 +181,8 @@ public final class DemoGraph {
             progress.accept(i);
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-        return new Result(
-                rootElementId, ROOT_ID, objects, seed, gen.nodes, gen.rels, gen.props, tree.maxDepth, true, elapsed);
+        return new Result(rootElementId, ROOT_ID, objects, seed, gen.nodes, gen.rels, gen.props, tree.maxDepth, true,
+                elapsed, GENERATOR_VERSION);
     }
 
     /**
@@ -185,7 +200,7 @@ public final class DemoGraph {
         }
         return new Result(
                 null, ROOT_ID, objects, seed, gen.nodes, gen.rels, gen.props, tree.maxDepth, true,
-                Duration.ofNanos(System.nanoTime() - start));
+                Duration.ofNanos(System.nanoTime() - start), GENERATOR_VERSION);
     }
 
     /** True if the database holds a root Object ({@code id = 1}), complete or not. */
@@ -196,9 +211,11 @@ public final class DemoGraph {
     }
 
     /**
-     * Reads back the {@link Result} of a graph generated earlier: exact counts from its info node, or, if the info
-     * node is missing (interrupted generation), counts of the whole database from the count store with
-     * {@code complete = false}. Empty if there is no root Object.
+     * Reads back the {@link Result} of a graph generated earlier: exact counts and the generator version from its info
+     * node, or, if the info node is missing (interrupted generation), counts of the whole database from the count
+     * store with {@code complete = false}. Empty if there is no root Object. A graph generated by another
+     * {@link #GENERATOR_VERSION} is reported as it is ({@link Result#generatorVersion()}); callers that reuse stored
+     * graphs for measurements must check it.
      */
     public static Optional<Result> read(GraphDatabaseService db) {
         try (Transaction tx = db.beginTx()) {
@@ -220,14 +237,16 @@ public final class DemoGraph {
                             ((Number) info.getProperty("properties")).longValue(),
                             ((Number) info.getProperty("maxDepth")).intValue(),
                             true,
-                            Duration.ofMillis(((Number) info.getProperty("elapsedMillis")).longValue())));
+                            Duration.ofMillis(((Number) info.getProperty("elapsedMillis")).longValue()),
+                            ((Number) info.getProperty("generatorVersion", 0)).intValue()));
                 }
             }
             // Count store: O(1) per query.
             long objects = count(tx, "MATCH (o:Object) RETURN count(o) AS c");
             long nodes = count(tx, "MATCH (n) RETURN count(n) AS c");
             long rels = count(tx, "MATCH ()-[r]->() RETURN count(r) AS c");
-            return Optional.of(new Result(rootElementId, ROOT_ID, objects, -1, nodes, rels, -1, -1, false, Duration.ZERO));
+            return Optional.of(
+                    new Result(rootElementId, ROOT_ID, objects, -1, nodes, rels, -1, -1, false, Duration.ZERO, -1));
         }
     }
 
@@ -480,6 +499,15 @@ public final class DemoGraph {
         "LOS", "LOF", "AIS", "RDI", "BER-SD", "BER-SF", "TEMP-HIGH", "FAN-FAIL", "PSU-FAIL", "LINK-DOWN"
     };
     private static final String[] SEVERITIES = {"CRITICAL", "MAJOR", "MINOR", "WARNING", "CLEARED"};
+    /** Latitude and longitude of {@link #CITIES}, two decimals. */
+    private static final double[][] CITY_COORDINATES = {
+        {52.52, 13.40}, {53.55, 9.99}, {48.14, 11.58}, {50.94, 6.96}, {50.11, 8.68},
+        {48.78, 9.18}, {51.34, 12.37}, {51.05, 13.74}, {52.37, 9.74}, {53.08, 8.80}
+    };
+    /** Standard cable lengths in metres. */
+    private static final double[] CABLE_LENGTHS = {0.5, 1, 2, 3, 5, 10, 15, 20, 30, 50, 100, 250, 500, 1000, 2000};
+    /** The Objects' {@code weight}: round figures. */
+    private static final double[] WEIGHTS = {0.5, 1, 2, 2.5, 5, 10, 12.5, 20, 25, 50, 100};
 
     /** Emits one attribute: a Structure or Sequence attached to {@code owner} by {@code -[:PROPERTY {name}]->}. */
     private interface Attr {
@@ -502,18 +530,18 @@ public final class DemoGraph {
                 g.p(s, "source", "inventory");
             }),
             Map.entry("powerConsumption", quantity("W", new double[] {15, 25, 40, 65, 120, 250, 450, 800}, true)),
-            Map.entry("temperature", quantity("Cel", 18, 75, 1, true)),
+            Map.entry("temperature", quantity("Cel", 18, 75, 1, true)),           // whole degrees
             Map.entry("voltage", quantity("V", new double[] {12, 48, 48, 230}, false)),
             Map.entry("speed", quantity("Gbit/s", new double[] {1, 10, 10, 25, 40, 100, 100, 400}, false)),
             Map.entry("capacity", quantity("Gbit/s", new double[] {10, 100, 200, 400, 800}, true)),
-            Map.entry("utilization", quantity("%", 0, 100, 1, true)),
-            Map.entry("weightSpec", quantity("kg", 0.5, 350, 1, false)),
+            Map.entry("utilization", quantity("%", 0, 100, 5, true)),             // steps of 5 %
+            Map.entry("weightSpec", quantity("kg", 5, 350, 5, false)),
             Map.entry("fanSpeed", quantity("rpm", new double[] {3000, 4500, 6000, 9000, 12000}, true)),
             Map.entry("wavelength", quantity("nm", new double[] {850, 1310, 1550, 1550.12, 1551.72}, false)),
             Map.entry("frequency", quantity("MHz", new double[] {700, 800, 1800, 2100, 2600, 3500}, false)),
             Map.entry("gain", quantity("dBi", 2, 21, 1, false)),
-            Map.entry("length", quantity("m", 0.5, 2000, 1, false)),
-            Map.entry("latency", quantity("ms", 0.1, 80, 2, true)),
+            Map.entry("length", standardQuantity("m", CABLE_LENGTHS, false)),
+            Map.entry("latency", quantity("ms", 0.5, 80, 0.5, true)),
             Map.entry("mtu", (g, owner, name) -> {
                 Object s = g.structure(owner, name, "Counter");
                 g.p(s, "unit", "byte");
@@ -523,19 +551,21 @@ public final class DemoGraph {
             Map.entry("opticalPower", (g, owner, name) -> {
                 Object s = g.structure(owner, name, "Range");
                 g.p(s, "unit", "dBm");
-                double min = round(-40 + g.r.nextDouble() * 20, 1);
+                double min = snap(-40 + g.r.nextDouble() * 20, 1);
                 g.p(s, "min", min);
-                g.p(s, "max", round(min + 20 + g.r.nextDouble() * 5, 1));
+                g.p(s, "max", snap(min + 20 + g.r.nextDouble() * 5, 1));
                 g.p(s, "source", pick(g.r, SOURCES));
             }),
             Map.entry("location", composite("GeoLocation", (g, s) -> {
-                g.p(s, "city", pick(g.r, CITIES));
+                int city = g.r.nextInt(CITIES.length);
+                g.p(s, "city", CITIES[city]);
+                // One of a few sites per city: the city's coordinates moved by -0.05..0.05 degrees in steps of 0.01.
                 Object lat = g.structure(s, "latitude", "Quantity");
                 g.p(lat, "unit", "deg");
-                g.p(lat, "value", round(47 + g.r.nextDouble() * 8, 5));
+                g.p(lat, "value", round(CITY_COORDINATES[city][0] + round(g.r.nextDouble() * 0.1 - 0.05, 2), 2));
                 Object lon = g.structure(s, "longitude", "Quantity");
                 g.p(lon, "unit", "deg");
-                g.p(lon, "value", round(6 + g.r.nextDouble() * 9, 5));
+                g.p(lon, "value", round(CITY_COORDINATES[city][1] + round(g.r.nextDouble() * 0.1 - 0.05, 2), 2));
             })),
             Map.entry("dimensions", composite("Dimensions", (g, s) -> {
                 g.p(s, "unit", "mm");
@@ -561,7 +591,8 @@ public final class DemoGraph {
                 g.p(e, "occupied", g.r.nextInt(4) != 0);
             })),
             Map.entry("ipAddresses", list("IPv4Address", 1, 3, (g, e, i) -> {
-                g.p(e, "value", "10." + g.r.nextInt(256) + "." + g.r.nextInt(256) + "." + (1 + g.r.nextInt(254)));
+                // A few management subnets (10.0-3.0-31.0/24), hosts within them.
+                g.p(e, "value", "10." + g.r.nextInt(256) % 4 + "." + g.r.nextInt(256) % 32 + "." + (1 + g.r.nextInt(254)));
                 g.p(e, "prefixLength", (long) (24 + g.r.nextInt(7)));
             })),
             Map.entry("vlans", list("Vlan", 1, 4, (g, e, i) -> {
@@ -605,10 +636,18 @@ public final class DemoGraph {
         return (g, owner, name) -> quantityStructure(g, owner, name, unit, pick(g.r, pool), limits);
     }
 
-    /** A Quantity uniformly in [min, max), rounded. */
-    private static Attr quantity(String unit, double min, double max, int decimals, boolean limits) {
+    /** A Quantity uniformly in [min, max], rounded to a multiple of {@code step} (a power of two or an integer). */
+    private static Attr quantity(String unit, double min, double max, double step, boolean limits) {
         return (g, owner, name) ->
-                quantityStructure(g, owner, name, unit, round(min + g.r.nextDouble() * (max - min), decimals), limits);
+                quantityStructure(g, owner, name, unit, snap(min + g.r.nextDouble() * (max - min), step), limits);
+    }
+
+    /**
+     * A Quantity from a list of standard sizes, drawn with one {@code nextDouble} (the draw a uniform Quantity makes,
+     * so that the random stream, and with it the graph's shape, is that of generator version 1).
+     */
+    private static Attr standardQuantity(String unit, double[] sizes, boolean limits) {
+        return (g, owner, name) -> quantityStructure(g, owner, name, unit, pickBy(g.r.nextDouble(), sizes), limits);
     }
 
     private static void quantityStructure(Gen g, Object owner, String name, String unit, double value, boolean limits) {
@@ -710,10 +749,10 @@ public final class DemoGraph {
             p(o, "name", index == 0 ? "Root " + type : type + " " + tree.ordinal[index]);
             p(o, "status", STATUSES[weighted(r)]);
             p(o, "version", 1 + r.nextInt(40));
-            p(o, "weight", round(r.nextDouble() * 100, 2));
+            p(o, "weight", pickBy(r.nextDouble(), WEIGHTS));
             p(o, "active", r.nextInt(8) != 0);
             p(o, "createdAt", ZonedDateTime.ofInstant(
-                    Instant.ofEpochSecond(EPOCH_2015 + r.nextLong(TEN_YEARS_SECONDS)), ZoneOffset.UTC));
+                    Instant.ofEpochSecond(importNight(EPOCH_2015 + r.nextLong(TEN_YEARS_SECONDS))), ZoneOffset.UTC));
             p(o, "externalId", uuid(r));
             out.objectCreated(index, o);
             if (index > 0) {
@@ -763,6 +802,21 @@ public final class DemoGraph {
 
     private static int pick(SplittableRandom r, int[] values) {
         return values[r.nextInt(values.length)];
+    }
+
+    /** The element of {@code values} that a uniform draw {@code u} in [0, 1) falls on. */
+    private static double pickBy(double u, double[] values) {
+        return values[Math.min(values.length - 1, (int) (u * values.length))];
+    }
+
+    /** {@code v} rounded to a multiple of {@code step}; exact for integer steps and powers of two. */
+    private static double snap(double v, double step) {
+        return Math.round(v / step) * step;
+    }
+
+    /** 02:00 UTC of the day of {@code epochSecond}: the nightly import that created the Object. */
+    private static long importNight(long epochSecond) {
+        return epochSecond - Math.floorMod(epochSecond, 86_400L) + 2 * 3_600L;
     }
 
     private static double round(double v, int decimals) {

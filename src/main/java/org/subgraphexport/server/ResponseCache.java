@@ -1,15 +1,19 @@
 package org.subgraphexport.server;
 
+import java.util.Enumeration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.WeakHashMap;
+import javax.servlet.http.HttpServletRequest;
 import org.neo4j.dbms.api.DatabaseManagementService;
 
 /**
  * Encoded traverse responses, keyed by their ETag (which covers the database's last committed transaction, so
  * a commit makes every older entry unreachable), least recently used first out, bounded in bytes. One per
- * DBMS. Entries of a database whose version moved on are dropped when a newer one is stored.
+ * DBMS. Entries of a database whose version moved on are dropped when a newer one is stored. A request may opt
+ * out of either half with {@code Cache-Control} ({@link Directives}).
  */
 final class ResponseCache {
     private static final Map<DatabaseManagementService, ResponseCache> PER_DBMS = new WeakHashMap<>();
@@ -18,6 +22,34 @@ final class ResponseCache {
         ResponseCache cache = PER_DBMS.computeIfAbsent(dbms, d -> new ResponseCache());
         cache.resize(maxBytes);
         return cache;
+    }
+
+    /**
+     * What the request's {@code Cache-Control} header asks of this cache (RFC 9111, section 5.2.1): {@code no-cache}
+     * (the response must come from the store, not from here) and {@code no-store} (the response must not be kept).
+     * Directive names are case-insensitive, any number of headers and comma-separated directives are accepted,
+     * other directives and arguments are ignored. Neither one affects {@code If-None-Match}: a matching tag still
+     * answers 304.
+     */
+    record Directives(boolean noCache, boolean noStore) {
+        static final Directives NONE = new Directives(false, false);
+
+        static Directives of(HttpServletRequest request) {
+            if (request == null) return NONE;
+            Enumeration<String> headers = request.getHeaders("Cache-Control");
+            if (headers == null) return NONE;
+            boolean noCache = false;
+            boolean noStore = false;
+            while (headers.hasMoreElements()) {
+                for (String directive : headers.nextElement().split(",")) {
+                    int eq = directive.indexOf('=');
+                    String name = (eq < 0 ? directive : directive.substring(0, eq)).strip().toLowerCase(Locale.ROOT);
+                    noCache |= name.equals("no-cache");
+                    noStore |= name.equals("no-store");
+                }
+            }
+            return noCache || noStore ? new Directives(noCache, noStore) : NONE;
+        }
     }
 
     private record Entry(String databaseVersion, byte[] bytes) {}

@@ -32,7 +32,9 @@ import org.subgraphexport.read.WalkSpec;
  * <p>Every response carries an ETag covering the database, its last committed transaction, the caller and the
  * normalized request; {@code If-None-Match} with it answers 304 without reading the graph. With
  * {@code server.subgraph_export.response_cache_size} set, complete responses are kept and a repeat is served
- * from memory while the database has had no commit.
+ * from memory while the database has had no commit. The request header {@code Cache-Control: no-cache} skips the
+ * lookup (the store is read; the fresh response replaces the kept one), {@code no-store} skips keeping the
+ * response (no copy is made while it streams); both together leave the cache untouched.
  */
 @Path("/{format}/traverse")
 public final class TraverseResource {
@@ -71,17 +73,18 @@ public final class TraverseResource {
         if (notModified != null) {
             return notModified.tag(tag).cacheControl(ETags.REVALIDATE).build();
         }
-        ResponseCache cache = ResponseCache.of(dbms, config.get(ExportSettings.RESPONSE_CACHE_SIZE));
-        byte[] cached = cache.get(tag.getValue());
+        long cacheSize = config.get(ExportSettings.RESPONSE_CACHE_SIZE);
+        ResponseCache cache = ResponseCache.of(dbms, cacheSize);
+        ResponseCache.Directives directives = ResponseCache.Directives.of(httpRequest);
+        byte[] cached = directives.noCache() ? null : cache.get(tag.getValue());
         if (cached != null) {
             return Response.ok((StreamingOutput) stream -> stream.write(cached), format.mediaType())
                     .tag(tag).cacheControl(ETags.REVALIDATE).header(ETags.CACHE_HEADER, "hit").build();
         }
         ExportOutput output = new ExportOutput(() -> caller.begin(db, limits.timeoutMillis()), format,
                 (tx, out) -> TraverseExport.run(tx, root, spec, config.get(ExportSettings.READ_THREADS), out), log);
-        if (config.get(ExportSettings.RESPONSE_CACHE_SIZE) > 0) {
-            output.capturing(new ExportOutput.Capture(config.get(ExportSettings.RESPONSE_CACHE_SIZE),
-                    bytes -> cache.put(tag.getValue(), version, bytes)));
+        if (cacheSize > 0 && !directives.noStore()) {
+            output.capturing(new ExportOutput.Capture(cacheSize, bytes -> cache.put(tag.getValue(), version, bytes)));
         }
         return Response.ok(output, format.mediaType()).tag(tag).cacheControl(ETags.REVALIDATE).build();
     }

@@ -19,15 +19,20 @@ import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilder;
 import org.neo4j.harness.Neo4jBuilders;
 import org.subgraphexport.bench.floor.FloorResource;
+import org.subgraphexport.bench.floor.WalkOnlyResource;
+import org.subgraphexport.config.ExportSettings;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.server.TraverseResource;
 
 /**
  * The server every end-to-end row talks to: an in-process Neo4j 2026.08.1 (the test harness) with HTTP and Bolt
- * on loopback, the extension at {@code /extension} and the benchmark's {@link FloorResource} at {@code /floor},
- * holding the {@link DemoGraph} of a given size.
+ * on loopback, the extension at {@code /extension} and the benchmark's {@link FloorResource} and
+ * {@link WalkOnlyResource} at {@code /floor}, holding the {@link DemoGraph} of a given size. The extension's response
+ * cache is on ({@link #RESPONSE_CACHE_BYTES}); rows that must read the store say so per request
+ * ({@code Cache-Control: no-cache, no-store}).
  *
- * <p>With a data folder, the graph is generated once into {@code <folder>/objects-<n>-seed-<s>/data} and reused by
+ * <p>With a data folder, the graph is generated once into {@code <folder>/objects-<n>-seed-<s>-gen-<v>/data}
+ * ({@code v}: {@link DemoGraph#GENERATOR_VERSION}, so a graph of an older generator is never reused) and reused by
  * later runs (the harness's own working folder is temporary, but {@code server.directories.data} points outside
  * it, so closing the harness keeps the store). A file {@code complete} marks a finished generation; a folder
  * without it is deleted and generated again. Without a folder, the graph is generated into a temporary one.
@@ -37,6 +42,8 @@ import org.subgraphexport.server.TraverseResource;
  */
 final class BenchServer implements AutoCloseable {
     private static final long MIB = 1L << 20;
+    /** {@code server.subgraph_export.response_cache_size}: room for the kryo export at the founding size (44 MB). */
+    static final long RESPONSE_CACHE_BYTES = 256 * MIB;
 
     final Neo4j neo4j;
     final GraphDatabaseService db;
@@ -70,7 +77,8 @@ final class BenchServer implements AutoCloseable {
             tempDir = Files.createTempDirectory("subgraph-bench-");
             home = tempDir;
         } else {
-            home = dataRoot.toAbsolutePath().resolve("objects-" + objects + "-seed-" + seed);
+            home = dataRoot.toAbsolutePath().resolve(
+                    "objects-" + objects + "-seed-" + seed + "-gen-" + DemoGraph.GENERATOR_VERSION);
             if (Files.isDirectory(home) && !Files.exists(home.resolve("complete"))) {
                 log.println("deleting " + home + ": an earlier generation did not complete");
                 deleteTree(home);
@@ -86,7 +94,7 @@ final class BenchServer implements AutoCloseable {
         try {
             Optional<DemoGraph.Result> found = DemoGraph.read(neo4j.defaultDatabaseService());
             if (found.isPresent() && found.get().complete() && found.get().objects() == objects
-                    && found.get().seed() == seed) {
+                    && found.get().seed() == seed && found.get().generatorVersion() == DemoGraph.GENERATOR_VERSION) {
                 return new BenchServer(neo4j, found.get(), cache, store, home, tempDir);
             }
             if (found.isPresent()) {
@@ -132,8 +140,9 @@ final class BenchServer implements AutoCloseable {
                 .withConfig(GraphDatabaseSettings.keep_logical_logs, "keep_none")
                 .withConfig(GraphDatabaseSettings.preallocate_logical_logs, false)
                 .withConfig(GraphDatabaseSettings.logical_log_rotation_threshold, 64 * MIB)
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .withUnmanagedExtension("/floor", FloorResource.class);
+                .withConfig(ExportSettings.RESPONSE_CACHE_SIZE, RESPONSE_CACHE_BYTES)
+                .withUnmanagedExtension("/extension", TraverseResource.class) // the whole package (PLATFORM.md)
+                .withUnmanagedExtension("/floor", FloorResource.class); // FloorResource and WalkOnlyResource
         return builder.build();
     }
 

@@ -24,7 +24,8 @@ class EndToEndQuickTest {
         EndToEndRunner.Options options = EndToEndRunner.Options.quick(out);
         EndToEndRunner.Table table = EndToEndRunner.run(options, System.out);
 
-        assertEquals(15, table.rows().size(), "rows: bolt, 4 HTTP peers, 8 exports, 2 floor");
+        assertEquals(19, table.rows().size(),
+                "rows: bolt, 4 HTTP peers, 8 exports, kryo bytes/cached/304, walk only, 2 floor");
         assertTrue(table.graph().nodes() > 1000, "a graph with some substance: " + table.graph());
         for (EndToEndRunner.Measured m : table.rows()) {
             assertNull(table.countsProblem(m), m.row().name());
@@ -35,9 +36,20 @@ class EndToEndQuickTest {
             }
         }
         assertNull(EndToEndRunner.compareIds(table));
+        assertEquals(table.graph().nodes(), table.row("walk only").first().nodes(), "walk only: the server's count");
+        assertEquals(table.row("traverse kryo").first().bodyBytes(), table.row("traverse kryo bytes").first().bodyBytes());
+        assertEquals(table.row("traverse kryo").first().bodyBytes(), table.row("traverse kryo cached").first().bodyBytes());
+        assertEquals(0, table.row("traverse kryo 304").first().bodyBytes());
+        assertTrue(table.warmup().matches("\\{\"database\":\"neo4j\",\"files\":\\d+,\"pages\":[1-9]\\d*,.*"),
+                table.warmup());
 
         Path md = Results.writeTable(table, out);
-        assertTrue(Files.readString(md).contains("| **traverse kryo** |"), "markdown table");
+        String text = Files.readString(md);
+        assertTrue(text.contains("| **traverse kryo** |"), "markdown table");
+        assertTrue(text.contains("*traverse kryo bytes*") && text.contains("÷ *walk only*"), "target 2 figure");
+        assertTrue(text.contains("LZF ratio, traverse: kryo") && text.contains("LZF ratio, cypher: kryo"), "LZF ratios");
+        assertTrue(text.contains("- Page cache warm-up: `POST /extension/warmup?db=neo4j` before the first pass loaded"),
+                "warm-up in the setup");
         assertTrue(Files.size(Results.chartPath(out)) > 1000, "chart");
 
         Scaling.Result scaling = Scaling.run(new EndToEndRunner.Options(120, options.seed(), 1, 0, null, out,

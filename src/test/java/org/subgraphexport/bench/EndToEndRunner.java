@@ -25,10 +25,15 @@ import org.subgraphexport.format.Format;
  * running server, in one run, each after warm-up, median of several runs. See {@link #usage()} and README
  * "Benchmarks". {@code scripts/bench} runs it at the founding size; {@link EndToEndQuickTest} runs the quick mode.
  *
- * <p>Method, per row: one untimed pass through a {@link ByteCountingProxy} (it warms the page cache, counts the
- * bytes on the wire and what was decoded), then {@code warmup} untimed runs, then {@code runs} timed runs. Rows take
- * turns (run 1 of every row, then run 2 of every row, ...; the order rotates each round) so that drift of the
- * shared machine spreads over all rows, and a full GC precedes every timed run.
+ * <p>Method: the page cache is loaded first ({@code POST /extension/warmup}). Then per row: one untimed pass through
+ * a {@link ByteCountingProxy} (it counts the bytes on the wire and what was decoded), then {@code warmup} untimed
+ * runs, then {@code runs} timed runs. Rows take turns (run 1 of every row, then run 2 of every row, ...; the order
+ * rotates each round) so that drift of the shared machine spreads over all rows, and a full GC precedes every timed
+ * run.
+ *
+ * <p>The server runs with the response cache on ({@link BenchServer#RESPONSE_CACHE_BYTES}), but every ordinary row
+ * sends {@code Cache-Control: no-cache, no-store}, so it reads the store each time and no copy is kept; only the
+ * rows {@code traverse kryo cached} and {@code traverse kryo 304} measure repeats.
  */
 public final class EndToEndRunner {
     /**
@@ -235,7 +240,14 @@ public final class EndToEndRunner {
 
     /** The end-to-end table and the settings it was measured with. */
     record Table(Options options, Environment environment, DemoGraph.Result graph, String rootElementId,
-            long pageCacheBytes, long storeBytes, long heapBefore, long heapAfter, List<Measured> rows) {
+            long pageCacheBytes, long storeBytes, long heapBefore, long heapAfter, List<Measured> rows,
+            String warmup) {
+
+        /** The row of that name, or null (not run, e.g. filtered out with --rows, or failed). */
+        Measured row(String name) {
+            return rows.stream().filter(m -> m.row().name().equals(name) && m.problem() == null).findFirst()
+                    .orElse(null);
+        }
 
         /** Median of the fastest alternative. */
         long fastestAlternativeNanos() {
@@ -270,21 +282,24 @@ public final class EndToEndRunner {
                             + "page cache %,d bytes%n", server.http(), server.bolt(), graph.objects(), graph.nodes(),
                     graph.relationships(), server.storeBytes, server.pageCacheBytes);
 
+            String warmup = warmUp(server);
+            log.println("page cache warm-up: POST /extension/warmup?db=" + DATABASE + " answered " + warmup);
+
             byte[] kryo = fetch(server, root);
             FloorResource.serve(kryo);
             log.printf("floor: %,d bytes of the kryo export served from memory%n", kryo.length);
 
             BoltRow bolt = new BoltRow(DATABASE, root, PEER_QUERY, o.boltFetchSize());
             try {
-                return measure(o, environment, server, bolt, log);
+                return measure(o, environment, server, bolt, warmup, log);
             } finally {
                 bolt.close();
             }
         }
     }
 
-    private static Table measure(Options o, Environment environment, BenchServer server, BoltRow bolt, PrintStream log)
-            throws Exception {
+    private static Table measure(Options o, Environment environment, BenchServer server, BoltRow bolt, String warmup,
+            PrintStream log) throws Exception {
         DemoGraph.Result graph = server.graph;
         String root = graph.rootElementId();
         List<Row> rows = new ArrayList<>();
@@ -298,6 +313,10 @@ public final class EndToEndRunner {
                 rows.add(new ExportRow(endpoint, format, root, PEER_QUERY));
             }
         }
+        rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.BYTES, root));
+        rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.CACHED, root));
+        rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.NOT_MODIFIED, root));
+        rows.add(new WalkOnlyRow(root));
         rows.add(new FloorRow(false));
         rows.add(new FloorRow(true));
         if (o.rows() != null) {
@@ -310,13 +329,15 @@ public final class EndToEndRunner {
         try (ByteCountingProxy httpProxy = new ByteCountingProxy(server.http());
                 ByteCountingProxy boltProxy = new ByteCountingProxy(server.bolt())) {
             Row.Endpoints proxied = new Row.Endpoints(httpProxy.via(server.http()), boltProxy.via(server.bolt()));
-            log.println("first pass (through the byte-counting proxy; warms the page cache):");
+            log.println("first pass (through the byte-counting proxy):");
             for (Row row : rows) {
                 ByteCountingProxy proxy = row instanceof BoltRow ? boltProxy : httpProxy;
                 long before = proxy.bytesToClient();
                 Row.Outcome first;
                 String problem = null;
                 try {
+                    row.prepare(direct);
+                    before = proxy.bytesToClient();
                     first = row.run(proxied, o.keepIds());
                 } catch (Exception e) {
                     first = new Row.Outcome(-1, -1, -1, 0, null);
@@ -358,13 +379,21 @@ public final class EndToEndRunner {
         bolt.close();
         long heapAfter = BenchServer.heapUsedAfterGc();
         return new Table(o, environment, graph, root, server.pageCacheBytes, server.storeBytes, heapBefore,
-                heapAfter, measured);
+                heapAfter, measured, warmup);
+    }
+
+    /** {@code POST /extension/warmup?db=neo4j}: loads the store into the page cache; its JSON answer. */
+    static String warmUp(BenchServer server) throws IOException {
+        try (Http.Body body = Http.post(server.http().resolve("/extension/warmup?db=" + DATABASE), "application/json",
+                "")) {
+            return new String(body.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+        }
     }
 
     /** The kryo traverse export's bytes, as the server sends them. */
     static byte[] fetch(BenchServer server, String root) throws IOException {
         try (InputStream in = Http.get(server.http().resolve("/extension/kryo/traverse?root=" + Http.enc(root)),
-                Format.KRYO.mediaType())) {
+                Format.KRYO.mediaType(), Http.BYPASS_CACHE)) {
             ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 20);
             in.transferTo(out);
             return out.toByteArray();
@@ -403,7 +432,7 @@ public final class EndToEndRunner {
     /** Reads a kryo traverse export record by record, pausing halfway to measure the heap; returns the heap then. */
     static long heapMidExport(BenchServer server, String root, long expectedRecords) throws IOException {
         try (Http.Body body = Http.get(server.http().resolve("/extension/kryo/traverse?root=" + Http.enc(root)),
-                Format.KRYO.mediaType());
+                Format.KRYO.mediaType(), Http.BYPASS_CACHE);
                 RecordReader reader = RecordReader.open(Format.KRYO, body)) {
             long records = 0;
             long heap = -1;

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -23,19 +24,38 @@ final class Http {
 
     private Http() {}
 
-    static Body get(URI uri, String accept) throws IOException {
-        return send(HttpRequest.newBuilder(uri).header("Accept", accept).GET().build());
+    /**
+     * What every ordinary row of this project sends: read the store ({@code no-cache}: not from the server's response
+     * cache) and keep nothing ({@code no-store}: no copy of the response is made for the cache).
+     */
+    static final String[] BYPASS_CACHE = {"Cache-Control", "no-cache, no-store"};
+
+    /** GET with extra request headers given as name, value, name, value...; 200 or 202 expected. */
+    static Body get(URI uri, String accept, String... headers) throws IOException {
+        return send(with(HttpRequest.newBuilder(uri).header("Accept", accept), headers).GET().build(), false);
     }
 
-    static Body post(URI uri, String accept, String json) throws IOException {
-        return send(HttpRequest.newBuilder(uri)
+    /** As {@link #get}, but a 304 Not Modified is an answer too (see {@link Body#status()}). */
+    static Body getConditional(URI uri, String accept, String... headers) throws IOException {
+        return send(with(HttpRequest.newBuilder(uri).header("Accept", accept), headers).GET().build(), true);
+    }
+
+    static Body post(URI uri, String accept, String json, String... headers) throws IOException {
+        return send(with(HttpRequest.newBuilder(uri), headers)
                 .header("Accept", accept)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json))
-                .build());
+                .build(), false);
     }
 
-    private static Body send(HttpRequest request) throws IOException {
+    private static HttpRequest.Builder with(HttpRequest.Builder builder, String... headers) {
+        for (int i = 0; i < headers.length; i += 2) {
+            builder.header(headers[i], headers[i + 1]);
+        }
+        return builder;
+    }
+
+    private static Body send(HttpRequest request, boolean notModifiedIsAnAnswer) throws IOException {
         HttpResponse<InputStream> response;
         try {
             response = CLIENT.send(request, HttpResponse.BodyHandlers.ofInputStream());
@@ -44,14 +64,14 @@ final class Http {
             throw new IOException("interrupted", e);
         }
         int status = response.statusCode();
-        if (status != 200 && status != 202) {
+        if (status != 200 && status != 202 && !(status == 304 && notModifiedIsAnAnswer)) {
             String text;
             try (InputStream in = response.body()) {
                 text = new String(in.readNBytes(2000), StandardCharsets.UTF_8);
             }
             throw new IOException(request.method() + " " + request.uri() + " answered " + status + ": " + text);
         }
-        return new Body(response.body());
+        return new Body(response.body(), status, response.headers());
     }
 
     static String enc(String s) {
@@ -83,16 +103,29 @@ final class Http {
 
     /** A response body that counts the bytes read from it. */
     static final class Body extends FilterInputStream {
+        private final int status;
+        private final HttpHeaders headers;
         private long count;
         private boolean eof;
         private boolean closed;
 
-        Body(InputStream in) {
+        Body(InputStream in, int status, HttpHeaders headers) {
             super(in);
+            this.status = status;
+            this.headers = headers;
         }
 
         long count() {
             return count;
+        }
+
+        int status() {
+            return status;
+        }
+
+        /** The first value of a response header, or null. */
+        String header(String name) {
+            return headers.firstValue(name).orElse(null);
         }
 
         @Override

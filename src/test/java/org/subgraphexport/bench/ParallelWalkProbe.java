@@ -3,11 +3,6 @@ package org.subgraphexport.bench;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetTime;
-import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -19,11 +14,10 @@ import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.subgraphexport.bench.floor.WalkOnlyResource;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.format.Format;
 import org.subgraphexport.format.GraphWriter;
-import org.subgraphexport.format.Header;
-import org.subgraphexport.format.TokenNames;
 import org.subgraphexport.read.StoreState;
 import org.subgraphexport.read.SubgraphWalker;
 import org.subgraphexport.read.WalkSpec;
@@ -149,7 +143,7 @@ public final class ParallelWalkProbe {
         try (Transaction tx = db.beginTx()) {
             InternalTransaction itx = (InternalTransaction) tx;
             long rootId = itx.elementIdMapper().nodeId(rootElementId);
-            GraphWriter out = kryo ? Format.KRYO.open(OutputStream.nullOutputStream()) : new NullWriter();
+            GraphWriter out = kryo ? Format.KRYO.open(OutputStream.nullOutputStream()) : new WalkOnlyResource.DiscardingWriter();
             long start = System.nanoTime();
             SubgraphWalker.Result result = Walkers.export(itx, rootId, spec, threads, batch, minConcurrency, out);
             out.finish();
@@ -161,54 +155,5 @@ public final class ParallelWalkProbe {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    /** Encodes nothing; folds every value into a field so that nothing is optimised away. */
-    static final class NullWriter implements GraphWriter {
-        long sink;
-
-        @Override public void header(Header header, TokenNames tokens) {}
-        @Override public void beginNode(long id, int[] labels, int labelCount) { sink += id + labelCount; }
-        @Override public void endNode() {}
-        @Override public void beginRelationship(long id, int type, long startNode, long endNode) { sink += id + type; }
-        @Override public void endRelationship() {}
-        @Override public void property(int key) { sink += key; }
-        @Override public void columns(String[] names) {}
-        @Override public void beginRow() {}
-        @Override public void endRow() {}
-        @Override public void end(long nodes, long relationships, boolean truncated) {}
-        @Override public void error(String code, String message) {}
-        @Override public void finish() {}
-        @Override public void writeBoolean(boolean value) { sink += value ? 1 : 0; }
-        @Override public void writeByte(byte value) { sink += value; }
-        @Override public void writeShort(short value) { sink += value; }
-        @Override public void writeInt(int value) { sink += value; }
-        @Override public void writeLong(long value) { sink += value; }
-        @Override public void writeFloat(float value) { sink += (long) value; }
-        @Override public void writeDouble(double value) { sink += (long) value; }
-        @Override public void writeChar(char value) { sink += value; }
-        @Override public void writeString(String value) { sink += value.length(); }
-        @Override public void writeUtf8(byte[] utf8, int offset, int length) { sink += length; }
-        @Override public void writeBytes(byte[] value) { sink += value.length; }
-        @Override public void writePoint(int srid, double[] coordinates) { sink += srid; }
-        @Override public void writeDuration(long months, long days, long seconds, int nanos) { sink += seconds; }
-        @Override public void writeDate(LocalDate value) { sink += value.getDayOfMonth(); }
-        @Override public void writeLocalTime(LocalTime value) { sink += value.getNano(); }
-        @Override public void writeTime(OffsetTime value) { sink += value.getNano(); }
-        @Override public void writeLocalDateTime(LocalDateTime value) { sink += value.getNano(); }
-        @Override public void writeDateTime(ZonedDateTime value) { sink += value.getNano(); }
-        @Override public void writeUuid(long mostSignificantBits, long leastSignificantBits) { sink += leastSignificantBits; }
-        @Override public void writeVector(VectorKind kind, Object values) { sink += kind.ordinal(); }
-        @Override public void beginArray(int size, ArrayKind kind) { sink += size; }
-        @Override public void endArray() {}
-        @Override public void writeNull() {}
-        @Override public void beginList(int size) {}
-        @Override public void endList() {}
-        @Override public void beginMap(int size) {}
-        @Override public void mapKey(String key) {}
-        @Override public void endMap() {}
-        @Override public void writeNodeRef(long id) {}
-        @Override public void writeRelationshipRef(long id) {}
-        @Override public void writePath(long[] nodeIds, long[] relationshipIds) {}
     }
 }

@@ -59,6 +59,8 @@ final class Results {
                     m.first().relationships() < 0 ? "–" : String.format(Locale.ROOT, "%,d", m.first().relationships()),
                     counts));
         }
+        md.append('\n');
+        appendDerived(md, t);
         md.append("\n**Rows.** ");
         md.append(t.rows().stream().map(m -> "*" + m.row().name() + "*: " + m.row().description())
                 .collect(Collectors.joining("; "))).append(".\n\n");
@@ -66,10 +68,10 @@ final class Results {
                 **Columns.** *Bytes on the wire*: TCP payload from server to client (HTTP headers and chunk framing, or \
                 Bolt messages, included), counted in the untimed first pass through a loopback proxy; the timed runs \
                 connect directly. *Body bytes*: the HTTP body as the decoder read it. *Time*: from sending the request \
-                to the last record decoded (and the body drained). *MB/s*: bytes on the wire per second of that time \
+                to the last record decoded (and the body drained; rows that do not decode: to the last byte read). *MB/s*: bytes on the wire per second of that time \
                 (1 MB = 10^6 bytes). *Time ÷ fastest alternative*: below 1 is faster than the fastest of today's \
-                alternatives (the ALT rows). *Counts*: nodes and relationships decoded, checked against the counts \
-                the generator recorded.
+                alternatives (the ALT rows). *Counts*: nodes and relationships decoded (*walk only*: walked, as the \
+                server counted them), checked against the counts the generator recorded.
 
                 **Decoding.** Project rows: `RecordReader.open(format, httpInputStream)`, `next()` until the end record, \
                 counting (each record is a `Node`/`Relationship` with its id, labels or type and property map; nothing \
@@ -89,6 +91,12 @@ final class Results {
                     + "read and dropped); `--jolt-v2` adds the row.\n\n");
         }
         appendEnvironment(md, t.environment(), t.pageCacheBytes(), t.storeBytes());
+        md.append(warmupLine(t.warmup()));
+        md.append(String.format(Locale.ROOT, "- Response cache: `server.subgraph_export.response_cache_size` = %s; "
+                + "every request of this project's rows except *traverse kryo cached* and *traverse kryo 304* "
+                + "sends `Cache-Control: no-cache, no-store`, so it reads the store and no copy of its response is "
+                + "kept.%n",
+                mib(BenchServer.RESPONSE_CACHE_BYTES)));
         md.append(String.format(Locale.ROOT,
                 "- Heap in use after a full GC (client and server together): %s before the first row, %s after the "
                         + "last.%n", mib(t.heapBefore()), mib(t.heapAfter())));
@@ -100,6 +108,54 @@ final class Results {
         Files.writeString(path, md);
         writeTableChart(t, chartPath(outDir));
         return path;
+    }
+
+    /** The figures issue #7 asks for, derived from rows of this table; a line is left out if a row is missing. */
+    static void appendDerived(StringBuilder md, EndToEndRunner.Table t) {
+        List<String> lines = new ArrayList<>();
+        EndToEndRunner.Measured bytes = t.row("traverse kryo bytes");
+        EndToEndRunner.Measured walk = t.row("walk only");
+        if (bytes != null && walk != null) {
+            lines.add(String.format(Locale.ROOT, "Encoding and wire over the walk (target 2: at most +10%%): *traverse "
+                            + "kryo bytes* %.3f s ÷ *walk only* %.3f s − 1 = **%+.1f%%**", bytes.medianNanos() / 1e9,
+                    walk.medianNanos() / 1e9, (bytes.medianNanos() / (double) walk.medianNanos() - 1) * 100));
+        }
+        for (String endpoint : List.of("traverse", "cypher")) {
+            EndToEndRunner.Measured kryo = t.row(endpoint + " kryo");
+            EndToEndRunner.Measured lzf = t.row(endpoint + " kryo-lzf");
+            if (kryo != null && lzf != null && lzf.first().bodyBytes() > 0) {
+                lines.add(String.format(Locale.ROOT, "LZF ratio, %s: kryo %,d body bytes ÷ kryo-lzf %,d = **%.2f**",
+                        endpoint, kryo.first().bodyBytes(), lzf.first().bodyBytes(),
+                        kryo.first().bodyBytes() / (double) lzf.first().bodyBytes()));
+            }
+        }
+        EndToEndRunner.Measured cached = t.row("traverse kryo cached");
+        EndToEndRunner.Measured floor = t.row("floor kryo decoded");
+        if (cached != null && floor != null) {
+            lines.add(String.format(Locale.ROOT, "Cached repeat over the wire floor (target 5: at most 1.5×): *traverse "
+                            + "kryo cached* %.3f s ÷ *floor kryo decoded* %.3f s = **%.2f×**", cached.medianNanos() / 1e9,
+                    floor.medianNanos() / 1e9, cached.medianNanos() / (double) floor.medianNanos()));
+        }
+        EndToEndRunner.Measured notModified = t.row("traverse kryo 304");
+        if (notModified != null) {
+            lines.add(String.format(Locale.ROOT, "Revalidation: *traverse kryo 304* answers in %.1f ms (%s on the wire)",
+                    notModified.medianNanos() / 1e6, String.format(Locale.ROOT, "%,d bytes", notModified.wireBytes())));
+        }
+        if (lines.isEmpty()) return;
+        md.append("**Derived** (medians and first-pass body bytes of the rows above):\n\n");
+        for (String line : lines) md.append("- ").append(line).append('\n');
+    }
+
+    /** The Setup line of the page-cache warm-up: what {@code POST /extension/warmup} answered. */
+    static String warmupLine(String answer) {
+        if (answer == null) return "";
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                "\"files\":(\\d+),\"pages\":(\\d+),\"bytes\":(\\d+),\"millis\":(\\d+)").matcher(answer);
+        if (!m.find()) return "- Page cache warm-up: `POST /extension/warmup?db=" + EndToEndRunner.DATABASE
+                + "` before the first pass answered `" + answer + "`.\n";
+        return String.format(Locale.ROOT, "- Page cache warm-up: `POST /extension/warmup?db=%s` before the first pass "
+                        + "loaded %,d pages (%s) of %s store files in %s ms (`%s`).%n", EndToEndRunner.DATABASE,
+                Long.parseLong(m.group(2)), mib(Long.parseLong(m.group(3))), m.group(1), m.group(4), answer);
     }
 
     private static String label(EndToEndRunner.Measured m) {
@@ -139,7 +195,7 @@ final class Results {
                 bars,
                 List.of(new BarChart.Key("today's alternatives", BarChart.ALTERNATIVE),
                         new BarChart.Key("this project", BarChart.PROJECT),
-                        new BarChart.Key("wire floor (kryo bytes from memory)", BarChart.FLOOR)));
+                        new BarChart.Key("floors: kryo bytes from memory; walk only", BarChart.FLOOR)));
     }
 
     static Path writeScaling(Scaling.Result r, Path outDir) throws IOException {
@@ -200,11 +256,13 @@ final class Results {
         md.append(String.format(Locale.ROOT, "- JVM: %s; max heap %s; GC %s; arguments `%s`.%n", e.jvm(),
                 mib(e.maxHeapBytes()), e.gc(), String.join(" ", e.jvmArguments())));
         md.append(String.format(Locale.ROOT, "- Server: Neo4j %s Community in-process (neo4j-harness), HTTP and Bolt "
-                + "on 127.0.0.1, the extension at /extension, the floor at /floor. **Client and server share one "
+                + "on 127.0.0.1, the extension at /extension, the floor and walk-only resources at /floor. **Client and "
+                + "server share one "
                 + "JVM** (and its heap, GC and 2 cores).%n", e.neo4j()));
         if (pageCache > 0) {
             md.append(String.format(Locale.ROOT, "- Page cache: %s for a store of %s (store files of the database, "
-                    + "transaction logs excluded); warm: every row ran once before timing.%n", mib(pageCache),
+                    + "transaction logs excluded); warm: loaded before the first pass, and every row ran once before "
+                    + "timing.%n", mib(pageCache),
                     mib(store)));
         }
     }

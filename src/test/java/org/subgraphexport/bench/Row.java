@@ -9,7 +9,10 @@ interface Row {
         ALTERNATIVE,
         /** This project's endpoints. */
         PROJECT,
-        /** The wire floor: no database, the bytes of a kryo export served from memory. */
+        /**
+         * Reference rows: the wire floor (no database, the bytes of a kryo export served from memory) and the walk
+         * alone (the traverse endpoint's walk into a writer that encodes nothing, no output).
+         */
         FLOOR
     }
 
@@ -35,6 +38,12 @@ interface Row {
     default String countsNote() {
         return null;
     }
+
+    /**
+     * Called once, directly (not through the byte-counting proxy), right before the row's untimed first pass: for
+     * what the row needs in place and must not count, such as a filled response cache or an ETag.
+     */
+    default void prepare(Endpoints direct) throws Exception {}
 
     Outcome run(Endpoints endpoints, boolean keepIds) throws Exception;
 }

@@ -282,6 +282,8 @@ class DemoGraphTest {
         assertEquals(resultA.properties(), back.properties());
         assertEquals(resultA.maxDepth(), back.maxDepth());
         assertTrue(back.complete());
+        assertEquals(DemoGraph.GENERATOR_VERSION, back.generatorVersion());
+        assertEquals(DemoGraph.GENERATOR_VERSION, resultA.generatorVersion());
         assertTrue(DemoGraph.isPresent(a));
         assertThrows(IllegalStateException.class, () -> DemoGraph.generate(a, 10, SEED, d -> {}));
 
@@ -297,6 +299,74 @@ class DemoGraphTest {
         assertEquals((long) OBJECTS, progressA.get(progressA.size() - 1));
         for (int i = 1; i < progressA.size(); i++) {
             assertTrue(progressA.get(i) > progressA.get(i - 1));
+        }
+    }
+
+    @Test
+    void aGraphOfAnotherGeneratorVersionSaysSo() {
+        String setVersion = "MATCH (i:DemoGraphInfo) SET i.generatorVersion = $v";
+        b.executeTransactionally(setVersion, Map.of("v", 1));
+        try {
+            assertEquals(1, DemoGraph.read(b).orElseThrow().generatorVersion());
+            b.executeTransactionally("MATCH (i:DemoGraphInfo) REMOVE i.generatorVersion");
+            assertEquals(0, DemoGraph.read(b).orElseThrow().generatorVersion(), "from before versions were recorded");
+        } finally {
+            b.executeTransactionally(setVersion, Map.of("v", DemoGraph.GENERATOR_VERSION));
+        }
+        assertEquals(DemoGraph.GENERATOR_VERSION, DemoGraph.read(b).orElseThrow().generatorVersion());
+    }
+
+    @Test
+    void foundingSizeCountsAreThoseOfEveryGeneratorVersion() {
+        // Values changed between generator versions; shapes and counts must not, so that figures stay comparable.
+        DemoGraph.Result founding = DemoGraph.plan(DemoGraph.FOUNDING_OBJECTS, DemoGraph.DEFAULT_SEED);
+        assertEquals(583_125, founding.nodes());
+        assertEquals(583_124, founding.relationships());
+        assertEquals(3_460_981, founding.properties());
+        assertEquals(6, founding.maxDepth());
+        DemoGraph.Result tenThousand = DemoGraph.plan(10_000, DemoGraph.DEFAULT_SEED);
+        assertEquals(52_363, tenThousand.nodes());
+        assertEquals(313_384, tenThousand.properties());
+    }
+
+    @Test
+    void valuesRepeatLikeModelData() {
+        try (Transaction tx = a.beginTx()) {
+            Set<Object> weights = new HashSet<>();
+            Set<Object> createdDays = new HashSet<>();
+            try (var objects = tx.findNodes(DemoGraph.OBJECT)) {
+                while (objects.hasNext()) {
+                    Node o = objects.next();
+                    weights.add(o.getProperty("weight"));
+                    ZonedDateTime created = (ZonedDateTime) o.getProperty("createdAt");
+                    assertEquals(java.time.LocalTime.of(2, 0), created.toLocalTime(), "the nightly import");
+                    createdDays.add(created.toLocalDate());
+                }
+            }
+            assertTrue(weights.size() <= 11, "round weights: " + weights);
+            assertTrue(createdDays.size() < OBJECTS, "days repeat: " + createdDays.size());
+            Map<String, Set<Object>> valuesByUnit = new TreeMap<>();
+            try (var structures = tx.findNodes(DemoGraph.STRUCTURE)) {
+                while (structures.hasNext()) {
+                    Node s = structures.next();
+                    if (s.hasProperty("unit") && s.getProperty("value", null) instanceof Double v) {
+                        valuesByUnit.computeIfAbsent((String) s.getProperty("unit"), u -> new HashSet<>()).add(v);
+                    }
+                }
+            }
+            assertFalse(valuesByUnit.isEmpty());
+            for (var e : valuesByUnit.entrySet()) {
+                for (Object v : e.getValue()) {
+                    double d = (Double) v;
+                    assertEquals(d, Math.round(d * 1000) / 1000.0, 0, e.getKey() + " " + d + ": a round figure");
+                }
+                if (e.getKey().equals("%")) {
+                    for (Object v : e.getValue()) {
+                        double d = (Double) v;
+                        assertTrue(d % 5 == 0 || d >= 99, "% in steps of 5 (or an availability): " + d);
+                    }
+                }
+            }
         }
     }
 

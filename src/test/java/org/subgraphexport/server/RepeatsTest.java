@@ -49,6 +49,19 @@ class RepeatsTest {
         return send(request.build());
     }
 
+    /** GET kryo traverse of the root with these request headers (name, value, name, value...). */
+    private static HttpResponse<byte[]> getWith(String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(neo4j.httpURI().resolve(
+                "/extension/kryo/traverse?root=" + ExportHttp.enc(fixture.id("root"))));
+        for (int i = 0; i < headers.length; i += 2) request.header(headers[i], headers[i + 1]);
+        return send(request.build());
+    }
+
+    private static boolean hit(HttpResponse<?> r) {
+        assertEquals(200, r.statusCode());
+        return r.headers().firstValue(ETags.CACHE_HEADER).map("hit"::equals).orElse(false);
+    }
+
     private static HttpResponse<byte[]> send(HttpRequest request) {
         try {
             return HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
@@ -97,6 +110,45 @@ class RepeatsTest {
         assertTrue(afterCommit.headers().firstValue(ETags.CACHE_HEADER).isEmpty(), "read from the store again");
         assertFalse(java.util.Arrays.equals(first.body(), afterCommit.body()));
         assertTrue(new String(afterCommit.body(), StandardCharsets.ISO_8859_1).contains("renamed"));
+    }
+
+    @Test
+    void cacheControlNoStoreKeepsNothingAndNoCacheReadsTheStore() {
+        neo4j.defaultDatabaseService().executeTransactionally("CREATE (:Unrelated)"); // a version nothing is cached for
+        HttpResponse<byte[]> bypass = getWith("Cache-Control", "no-cache, no-store");
+        assertFalse(hit(bypass), "no-cache reads the store");
+        String tag = etag(bypass);
+        assertEquals("no-cache", bypass.headers().firstValue("Cache-Control").orElse(""));
+
+        HttpResponse<byte[]> noStore = getWith("Cache-Control", "no-store");
+        assertFalse(hit(noStore), "the no-store response before was not kept");
+        assertEquals(tag, etag(noStore));
+        assertFalse(hit(getWith()), "nor was this one: the first ordinary request reads the store, and keeps it");
+        HttpResponse<byte[]> kept = getWith();
+        assertTrue(hit(kept), "the ordinary request before kept its response");
+        assertArrayEquals(bypass.body(), kept.body(), "same bytes from the store and from the cache");
+        assertTrue(hit(getWith("Cache-Control", "no-store")), "no-store alone may still be served from the cache");
+
+        HttpResponse<byte[]> noCache = getWith("Cache-Control", "NO-CACHE");
+        assertFalse(hit(noCache), "no-cache (any case) is never served from the cache");
+        assertArrayEquals(kept.body(), noCache.body());
+        assertFalse(hit(getWith("Cache-Control", "max-age=0", "Cache-Control", "no-cache")), "in a second header too");
+        assertFalse(hit(getWith("Cache-Control", "max-age=0,no-cache=\"x\"")), "with an argument too");
+        assertTrue(hit(getWith("Cache-Control", "max-age=0, no-transform")), "other directives change nothing");
+
+        HttpResponse<byte[]> revalidated = getWith("If-None-Match", tag, "Cache-Control", "no-cache, no-store");
+        assertEquals(304, revalidated.statusCode(), "If-None-Match still answers 304");
+        assertEquals(0, revalidated.body().length);
+
+        // After a commit: a no-cache response (without no-store) replaces the stale entry.
+        neo4j.defaultDatabaseService().executeTransactionally("CREATE (:Unrelated)");
+        HttpResponse<byte[]> refreshed = getWith("Cache-Control", "no-cache");
+        assertFalse(hit(refreshed));
+        assertNotEquals(tag, etag(refreshed));
+        HttpResponse<byte[]> fromRefresh = getWith();
+        assertTrue(hit(fromRefresh), "kept by the no-cache request");
+        assertEquals(etag(refreshed), etag(fromRefresh));
+        assertArrayEquals(refreshed.body(), fromRefresh.body());
     }
 
     @Test

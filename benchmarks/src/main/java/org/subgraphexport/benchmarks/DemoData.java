@@ -23,8 +23,9 @@ import org.subgraphexport.read.WalkSpec;
 
 /**
  * The benchmarks' data: the {@link DemoGraph} of a given size in an embedded database, generated once into
- * {@code <data>/objects-<n>} and reused by later forks and runs ({@code <data>} is the system property
- * {@code subgraphexport.jmh.data}, default {@code <tmpdir>/subgraph-export-jmh}); and its traverse export as kryo
+ * {@code <data>/objects-<n>-seed-<s>-gen-<v>} ({@code v}: {@link DemoGraph#GENERATOR_VERSION}) and reused by later
+ * forks and runs ({@code <data>} is the system property {@code subgraphexport.jmh.data}, default
+ * {@code <tmpdir>/subgraph-export-jmh}); and its traverse export as kryo
  * bytes, cached next to it, from which the serializer benchmark builds its in-memory records.
  */
 final class DemoData implements AutoCloseable {
@@ -53,7 +54,9 @@ final class DemoData implements AutoCloseable {
     static Path home(int objects) {
         String root = System.getProperty("subgraphexport.jmh.data",
                 Path.of(System.getProperty("java.io.tmpdir"), "subgraph-export-jmh").toString());
-        return Path.of(root).toAbsolutePath().resolve("objects-" + objects + "-seed-" + SEED);
+        // The generator version in the name: a graph (and its cached export) of an older generator is never reused.
+        return Path.of(root).toAbsolutePath().resolve(
+                "objects-" + objects + "-seed-" + SEED + "-gen-" + DemoGraph.GENERATOR_VERSION);
     }
 
     /** Opens (generating it the first time) the embedded database holding the demo graph of {@code objects}. */
@@ -76,7 +79,8 @@ final class DemoData implements AutoCloseable {
                 graph = DemoGraph.read(db).orElseThrow();
                 Files.writeString(home.resolve("complete"), graph + "\n");
             }
-            if (!graph.complete() || graph.objects() != objects) {
+            if (!graph.complete() || graph.objects() != objects
+                    || graph.generatorVersion() != DemoGraph.GENERATOR_VERSION) {
                 throw new IllegalStateException(home + " holds " + graph + "; delete it");
             }
             long rootId;
@@ -98,7 +102,7 @@ final class DemoData implements AutoCloseable {
 
     /** The traverse export of the demo graph of {@code objects} as kryo bytes (cached in the data folder). */
     static byte[] kryoExport(int objects) throws IOException {
-        Path file = home(objects).resolveSibling("objects-" + objects + "-seed-" + SEED + ".kryo");
+        Path file = home(objects).resolveSibling(home(objects).getFileName() + ".kryo");
         if (Files.exists(file)) {
             return Files.readAllBytes(file);
         }
