@@ -100,6 +100,12 @@ final class CountingGraphWriter implements GraphWriter {
         bh.consume(value);
     }
 
+    /** Stored strings as UTF-8 bytes: consumed undecoded, as the kryo and json writers copy them. */
+    public void writeUtf8(byte[] utf8, int offset, int length) {
+        bh.consume(utf8);
+        bh.consume(length);
+    }
+
     public void writeBytes(byte[] value) {
         bh.consume(value);
     }
