@@ -11,8 +11,9 @@ import org.subgraphexport.format.Wire;
  * Reads the concatenated BSON documents of a {@code bson} stream one at a time into a reused buffer that grows
  * as bytes arrive, and checks each document's structure before a parser sees it: every declared length
  * (document, string, binary) fits inside what actually arrived, and only the element types the writer uses
- * occur (double, string, document, array, binary subtype 0, boolean, null, int32, int64). bson4jackson's parser
- * allocates from declared lengths; after this check those lengths are known to be honest.
+ * occur (double, string, document, array, binary subtype 0, boolean, null, int32, int64), names and strings are
+ * terminated, booleans are 0 or 1. {@link BsonTokens} then reads the document relying on exactly that: every
+ * declared length inside it is known to be honest.
  */
 final class BsonDocuments {
     /** Deepest document nesting: a row value's lists and maps {@link Wire#MAX_NESTING} deep, two levels per map. */
@@ -21,6 +22,8 @@ final class BsonDocuments {
     private final InputStream in;
     private byte[] doc = new byte[8192];
     private int length;
+    /** Scratch of {@link #check}: ends of the enclosing documents. */
+    private int[] ends = new int[16];
 
     BsonDocuments(InputStream source) {
         this.in = new BufferedInputStream(source, 64 * 1024);
@@ -69,7 +72,7 @@ final class BsonDocuments {
      */
     private void check(int start, int end) throws DecodeException {
         byte[] d = doc;
-        int[] ends = new int[16];   // ends of the enclosing documents, outermost first
+        int[] ends = this.ends;     // ends of the enclosing documents, outermost first
         int depth = 0;
         int docEnd = end;
         int last = terminated(docEnd);  // the terminating 0x00
@@ -114,7 +117,7 @@ final class BsonDocuments {
                         throw new DecodeException("BSON documents nested deeper than " + MAX_DEPTH);
                     }
                     if (depth == ends.length) {
-                        ends = Arrays.copyOf(ends, depth * 2);
+                        ends = this.ends = Arrays.copyOf(ends, depth * 2);
                     }
                     ends[depth++] = docEnd;
                     docEnd = i + n;

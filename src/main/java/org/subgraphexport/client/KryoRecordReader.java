@@ -31,6 +31,7 @@ import org.subgraphexport.format.Wire;
  */
 final class KryoRecordReader extends AbstractRecordReader {
     private static final VectorKind[] VECTOR_KINDS = VectorKind.values();
+    private static final int RECENT_NODES = 1024;
 
     private final InputStream in;
     private final byte[] buf = new byte[64 * 1024];
@@ -41,6 +42,14 @@ final class KryoRecordReader extends AbstractRecordReader {
     private final List<String> labels = new ArrayList<>();
     private final List<String> types = new ArrayList<>();
     private final List<String> keys = new ArrayList<>();
+    private final RecordParts parts = new RecordParts();
+    /**
+     * Element ids of recently seen nodes by id number (slot: the low bits): a relationship's end nodes usually came
+     * a few records before it, and its start and end then share their node's id String instead of formatting it
+     * again. Every id is still a complete String when its record is returned.
+     */
+    private final long[] recentNodeNumbers = new long[RECENT_NODES];
+    private final String[] recentNodeIds = new String[RECENT_NODES];
 
     KryoRecordReader(Format format, Source source, InputStream in) {
         super(format, source);
@@ -77,19 +86,19 @@ final class KryoRecordReader extends AbstractRecordReader {
         int tag = u8();
         switch (tag) {
             case Wire.NODE -> {
-                String id = nodePrefix + varlong();
+                String id = nodeId(varlong());
                 int count = length(varint(), "label count");
-                List<String> nodeLabels = new ArrayList<>(Math.min(count, 16));
+                parts.clearLabels();
                 for (int i = 0; i < count; i++) {
-                    nodeLabels.add(token(labels, "label"));
+                    parts.addLabel(token(labels, "label"));
                 }
-                return new Node(id, nodeLabels, properties());
+                return new Node(id, parts.labels(), properties());
             }
             case Wire.RELATIONSHIP -> {
                 String id = relPrefix + varlong();
                 String type = token(types, "relationship type");
-                String start = nodePrefix + varlong();
-                String end = nodePrefix + varlong();
+                String start = nodeId(varlong());
+                String end = nodeId(varlong());
                 return new Relationship(id, type, start, end, properties());
             }
             case Wire.COLUMNS -> {
@@ -132,6 +141,18 @@ final class KryoRecordReader extends AbstractRecordReader {
         }
     }
 
+    /** The element id of the node with id number {@code number}. */
+    private String nodeId(long number) {
+        int slot = (int) number & (RECENT_NODES - 1);
+        String id = recentNodeIds[slot];
+        if (id == null || recentNodeNumbers[slot] != number) {
+            id = nodePrefix + number;
+            recentNodeIds[slot] = id;
+            recentNodeNumbers[slot] = number;
+        }
+        return id;
+    }
+
     private void expectEof() throws IOException {
         if (available()) {
             throw corrupt("bytes after the closing record");
@@ -149,20 +170,22 @@ final class KryoRecordReader extends AbstractRecordReader {
         return dictionary.get(index);
     }
 
-    private Map<String, Object> properties() throws IOException {
-        Map<String, Object> properties = new LinkedHashMap<>();
+    private PropertyMap properties() throws IOException {
+        parts.clearProperties();
         while (true) {
             int marker = u8();
             if (marker == Wire.PROPERTIES_END) {
+                PropertyMap properties = parts.properties();
+                if (properties == null) {
+                    throw corrupt("property '" + parts.duplicate() + "' twice in one record");
+                }
                 return properties;
             }
             if (marker != Wire.PROPERTY) {
                 throw corrupt(String.format("property marker 0x%02x, expected 0x00 or 0x01", marker));
             }
             String key = token(keys, "property key");
-            if (properties.put(key, value(u8())) != null) {
-                throw corrupt("property '" + key + "' twice in one record");
-            }
+            parts.addProperty(key, value(u8()));
         }
     }
 
@@ -195,7 +218,7 @@ final class KryoRecordReader extends AbstractRecordReader {
                 return Collections.unmodifiableMap(map);
             }
             case Wire.T_NODE_REF -> {
-                return new NodeRef(nodePrefix + varlong());
+                return new NodeRef(nodeId(varlong()));
             }
             case Wire.T_RELATIONSHIP_REF -> {
                 return new RelationshipRef(relPrefix + varlong());
@@ -207,7 +230,7 @@ final class KryoRecordReader extends AbstractRecordReader {
                 }
                 List<String> nodes = new ArrayList<>(initialCapacity(n));
                 for (int i = 0; i < n; i++) {
-                    nodes.add(nodePrefix + varlong());
+                    nodes.add(nodeId(varlong()));
                 }
                 List<String> relationships = new ArrayList<>(initialCapacity(n - 1));
                 for (int i = 1; i < n; i++) {
@@ -471,6 +494,25 @@ final class KryoRecordReader extends AbstractRecordReader {
 
     /** Kryo var-int: 7 bits a byte, low group first; the fifth byte carries the top 4 bits. */
     private int varint() throws IOException {
+        if (limit - pos >= 5) {  // all of it buffered: no refill checks
+            byte[] b = buf;
+            int p = pos;
+            int result = 0;
+            for (int shift = 0; shift < 28; shift += 7) {
+                int x = b[p++];
+                result |= (x & 0x7F) << shift;
+                if (x >= 0) {
+                    pos = p;
+                    return result;
+                }
+            }
+            int x = b[p] & 0xFF;
+            pos = p + 1;
+            if ((x & 0xF0) != 0) {
+                throw corrupt("malformed var-int");
+            }
+            return result | x << 28;
+        }
         int result = 0;
         for (int shift = 0; shift < 28; shift += 7) {
             int b = u8();
@@ -488,6 +530,21 @@ final class KryoRecordReader extends AbstractRecordReader {
 
     /** Kryo var-long: 7 bits a byte, low group first; a ninth byte carries the top 8 bits whole. */
     private long varlong() throws IOException {
+        if (limit - pos >= 9) {  // all of it buffered: no refill checks
+            byte[] b = buf;
+            int p = pos;
+            long result = 0;
+            for (int shift = 0; shift < 56; shift += 7) {
+                int x = b[p++];
+                result |= (long) (x & 0x7F) << shift;
+                if (x >= 0) {
+                    pos = p;
+                    return result;
+                }
+            }
+            pos = p + 1;
+            return result | (long) (b[p] & 0xFF) << 56;
+        }
         long result = 0;
         for (int shift = 0; shift < 56; shift += 7) {
             int b = u8();

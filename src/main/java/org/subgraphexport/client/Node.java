@@ -13,8 +13,8 @@ import java.util.Map;
  */
 public record Node(String id, List<String> labels, Map<String, Object> properties) implements Record {
     public Node {
-        labels = List.copyOf(labels);
-        properties = Values.freeze(properties);
+        labels = List.copyOf(labels);  // no copy of a decoder's List.of list
+        properties = PropertyMap.copyOf(properties);  // no copy of a decoder's map: immutable already
     }
 
     @Override

@@ -15,7 +15,7 @@ import java.util.Map;
 public record Relationship(String id, String type, String start, String end, Map<String, Object> properties)
         implements Record {
     public Relationship {
-        properties = Values.freeze(properties);
+        properties = PropertyMap.copyOf(properties);  // no copy of a decoder's map: immutable already
     }
 
     @Override

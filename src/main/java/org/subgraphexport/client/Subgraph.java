@@ -1,8 +1,10 @@
 package org.subgraphexport.client;
 
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -78,50 +80,62 @@ public record Subgraph(ExportHeader header, Map<String, Node> nodes, Map<String,
         }
     }
 
-    /** Checks that every reference in {@code value} resolves to a node or relationship already read. */
+    /**
+     * Checks that every reference in {@code value} resolves to a node or relationship already read. Iterative (a
+     * stack of the lists and maps still to look into), so that the deepest allowed rows need no more thread stack
+     * here than the decoder needed to read them.
+     */
     private static void checkReferences(Object value, Map<String, Node> nodes,
             Map<String, Relationship> relationships, int row) throws CorruptStreamException {
-        switch (value) {
-            case NodeRef ref -> {
-                if (!nodes.containsKey(ref.id())) {
-                    throw new CorruptStreamException("row " + row + " refers to node " + ref.id()
-                            + " before its node record");
-                }
-            }
-            case RelationshipRef ref -> {
-                if (!relationships.containsKey(ref.id())) {
-                    throw new CorruptStreamException("row " + row + " refers to relationship " + ref.id()
-                            + " before its relationship record");
-                }
-            }
-            case Path path -> {
-                for (String id : path.nodes()) {
-                    checkReferences(new NodeRef(id), nodes, relationships, row);
-                }
-                for (int i = 0; i < path.length(); i++) {
-                    String id = path.relationships().get(i);
-                    checkReferences(new RelationshipRef(id), nodes, relationships, row);
-                    Relationship rel = relationships.get(id);
-                    String a = path.nodes().get(i), b = path.nodes().get(i + 1);
-                    if (!(rel.start().equals(a) && rel.end().equals(b)) && !(rel.start().equals(b) && rel.end().equals(a))) {
-                        throw new CorruptStreamException("row " + row + " has a path whose relationship " + id
-                                + " does not connect " + a + " and " + b);
+        ArrayDeque<Iterator<?>> pending = new ArrayDeque<>();
+        Object next = value;
+        while (true) {
+            switch (next) {
+                case NodeRef ref -> checkNode(ref.id(), nodes, row);
+                case RelationshipRef ref -> checkRelationship(ref.id(), relationships, row);
+                case Path path -> {
+                    for (String id : path.nodes()) {
+                        checkNode(id, nodes, row);
+                    }
+                    for (int i = 0; i < path.length(); i++) {
+                        String id = path.relationships().get(i);
+                        checkRelationship(id, relationships, row);
+                        Relationship rel = relationships.get(id);
+                        String a = path.nodes().get(i), b = path.nodes().get(i + 1);
+                        if (!(rel.start().equals(a) && rel.end().equals(b))
+                                && !(rel.start().equals(b) && rel.end().equals(a))) {
+                            throw new CorruptStreamException("row " + row + " has a path whose relationship " + id
+                                    + " does not connect " + a + " and " + b);
+                        }
                     }
                 }
-            }
-            case List<?> list -> {
-                for (Object e : list) {
-                    checkReferences(e, nodes, relationships, row);
+                case List<?> list -> pending.push(list.iterator());
+                case Map<?, ?> map -> pending.push(map.values().iterator());
+                case null, default -> {
+                    // a scalar, an array or null: refers to nothing
                 }
             }
-            case Map<?, ?> map -> {
-                for (Object e : map.values()) {
-                    checkReferences(e, nodes, relationships, row);
-                }
+            while (!pending.isEmpty() && !pending.peek().hasNext()) {
+                pending.pop();
             }
-            case null, default -> {
-                // a scalar, an array or null: refers to nothing
+            if (pending.isEmpty()) {
+                return;
             }
+            next = pending.peek().next();
+        }
+    }
+
+    private static void checkNode(String id, Map<String, Node> nodes, int row) throws CorruptStreamException {
+        if (!nodes.containsKey(id)) {
+            throw new CorruptStreamException("row " + row + " refers to node " + id + " before its node record");
+        }
+    }
+
+    private static void checkRelationship(String id, Map<String, Relationship> relationships, int row)
+            throws CorruptStreamException {
+        if (!relationships.containsKey(id)) {
+            throw new CorruptStreamException("row " + row + " refers to relationship " + id
+                    + " before its relationship record");
         }
     }
 }

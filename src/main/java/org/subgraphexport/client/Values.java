@@ -1,9 +1,7 @@
 package org.subgraphexport.client;
 
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -12,14 +10,17 @@ import java.util.Objects;
 final class Values {
     private Values() {}
 
-    static Map<String, Object> freeze(Map<String, Object> properties) {
-        return Collections.unmodifiableMap(properties instanceof LinkedHashMap<String, Object> m
-                ? m : new LinkedHashMap<>(properties));
-    }
-
     static boolean propertiesEqual(Map<String, Object> a, Map<String, Object> b) {
         if (a.size() != b.size()) {
             return false;
+        }
+        if (a instanceof PropertyMap x && b instanceof PropertyMap y && x.keys.sameNames(y.keys)) {
+            for (int i = 0, n = x.size(); i < n; i++) {
+                if (!Objects.deepEquals(x.valueAt(i), y.valueAt(i))) {
+                    return false;
+                }
+            }
+            return true;
         }
         for (Map.Entry<String, Object> e : a.entrySet()) {
             if (!b.containsKey(e.getKey()) || !Objects.deepEquals(e.getValue(), b.get(e.getKey()))) {

@@ -405,6 +405,107 @@ class HostileInputTest {
         });
     }
 
+    /**
+     * A property key twice in one record is corrupt: the same token twice, or two tokens with the same name; in small
+     * and large records, and right after a valid record with the same keys (which the decoder caches).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"KRYO", "KRYO_LZF"})
+    void kryoPropertyKeyTwiceInOneRecord(Format format) throws IOException {
+        for (int n : new int[] {2, 8, 9, 3000}) {
+            for (boolean sameToken : new boolean[] {true, false}) {
+                int twice = n / 2;
+                byte[] stream = kryo(o -> {
+                    intPropertiesNode(o, 1, n);                      // defines keys k0..k(n-1): valid
+                    node(o);
+                    o.writeVarInt(0, true);
+                    for (int i = 0; i < n; i++) {
+                        intProperty(o, i, null, i);
+                    }
+                    intProperty(o, sameToken ? twice : n, sameToken ? null : "k" + twice, -1);
+                    o.writeByte(Wire.PROPERTIES_END);
+                    o.writeByte(Wire.END);
+                    o.writeVarLong(2, true);
+                    o.writeVarLong(0, true);
+                    o.writeByte(0);
+                }, -1);
+                CorruptStreamException e = assertThrows(CorruptStreamException.class,
+                        () -> Streams.decode(format, kryoFor(format, stream)), n + " keys");
+                assertTrue(e.getMessage().contains("property 'k" + twice + "' twice in one record"), e.getMessage());
+            }
+            byte[] valid = kryo(o -> {
+                intPropertiesNode(o, 1, n);
+                o.writeByte(Wire.NODE);
+                o.writeVarLong(2, true);
+                o.writeVarInt(0, true);
+                for (int i = n - 1; i >= 0; i--) {
+                    intProperty(o, i, null, -i);
+                }
+                o.writeByte(Wire.PROPERTIES_END);
+                o.writeByte(Wire.END);
+                o.writeVarLong(2, true);
+                o.writeVarLong(0, true);
+                o.writeByte(0);
+            }, -1);
+            Subgraph s = Streams.decode(format, kryoFor(format, valid));
+            java.util.Map<String, Object> second = s.nodes().get("4:x:2").properties();
+            assertTrue(second.size() == n && second.get("k0").equals(0) && second.get("k" + (n - 1)).equals(1 - n)
+                    && second.keySet().iterator().next().equals("k" + (n - 1)), second::toString);
+        }
+    }
+
+    /** A node with properties k0..k(n-1), each defining its key token, value i. */
+    private static void intPropertiesNode(Output o, long id, int n) {
+        o.writeByte(Wire.NODE);
+        o.writeVarLong(id, true);
+        o.writeVarInt(0, true);
+        for (int i = 0; i < n; i++) {
+            intProperty(o, i, "k" + i, i);
+        }
+        o.writeByte(Wire.PROPERTIES_END);
+    }
+
+    /** A property with key token {@code key} (defined as {@code define} unless null) and an int value. */
+    private static void intProperty(Output o, int key, String define, int value) {
+        o.writeByte(Wire.PROPERTY);
+        o.writeVarInt(key, true);
+        if (define != null) {
+            o.writeVarInt(define.length(), true);
+            o.writeBytes(utf8(define));
+        }
+        o.writeByte(Wire.T_INT);
+        o.writeVarInt(value, false);  // zigzag
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"JSON", "BSON"})
+    void jacksonPropertyKeyTwiceInOneRecord(Format format) throws IOException {
+        String head = "[{\"record\":\"header\",\"version\":1,\"database\":\"d\",\"root\":\"\"},";
+        String node = "{\"record\":\"node\",\"id\":\"4:x:%d\",\"labels\":[\"L\"],\"properties\":{%s}},";
+        String rel = "{\"record\":\"relationship\",\"id\":\"5:x:1\",\"type\":\"T\",\"start\":\"4:x:1\","
+                + "\"end\":\"4:x:1\",\"properties\":{%s}},";
+        String end = "{\"record\":\"end\",\"nodes\":%d,\"relationships\":%d,\"truncated\":false}]";
+        for (int n : new int[] {2, 8, 9, 3000}) {
+            StringBuilder keys = new StringBuilder();
+            for (int i = 0; i < n; i++) {
+                keys.append(i == 0 ? "" : ",").append("\"k").append(i).append("\":").append(i);
+            }
+            String twice = keys + ",\"k" + n / 2 + "\":{\"int\":1}";
+            for (String stream : new String[] {
+                    head + String.format(node, 1, twice) + String.format(end, 1, 0),
+                    head + String.format(node, 1, keys) + String.format(node, 2, twice) + String.format(end, 2, 0),
+                    head + String.format(node, 1, keys) + String.format(rel, twice) + String.format(end, 1, 1)}) {
+                CorruptStreamException e = assertThrows(CorruptStreamException.class,
+                        () -> Streams.decode(format, encode(format, stream)), n + " keys");
+                assertTrue(e.getMessage().contains("property 'k" + n / 2 + "' twice in one record"), e.getMessage());
+            }
+            Subgraph s = Streams.decode(format, encode(format,
+                    head + String.format(node, 1, keys) + String.format(node, 2, keys) + String.format(end, 2, 0)));
+            assertTrue(s.nodes().get("4:x:2").properties().equals(s.nodes().get("4:x:1").properties())
+                    && s.nodes().get("4:x:2").properties().size() == n);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = Format.class, names = {"KRYO", "KRYO_LZF"})
     void kryoRowsHostile(Format format) {
