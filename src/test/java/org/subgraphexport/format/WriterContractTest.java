@@ -155,23 +155,7 @@ class WriterContractTest {
         ByteArrayOutputStream viaBytes = new ByteArrayOutputStream();
         for (boolean bytes : new boolean[] {false, true}) {
             GraphWriter w = format.open(bytes ? viaBytes : viaString);
-            TokenNames names = new TokenNames() {
-                @Override
-                public String label(int id) {
-                    return "L" + id;
-                }
-
-                @Override
-                public String relationshipType(int id) {
-                    return "T" + id;
-                }
-
-                @Override
-                public String propertyKey(int id) {
-                    return "k" + id;
-                }
-            };
-            w.header(FixtureStream.HEADER, names);
+            w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
             w.beginNode(7, new int[] {1}, 1);
             for (int i = 0; i < samples.length; i++) {
                 w.property(i);
