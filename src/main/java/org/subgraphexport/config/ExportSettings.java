@@ -52,10 +52,11 @@ public final class ExportSettings implements SettingsDeclaration {
             .addConstraint(min(0L))
             .build();
 
-    @Description("Threads that read one traverse export: the request thread walks the subgraph and encodes, and up "
-            + "to read_threads - 1 workers from a shared pool (at most one per processor, server-wide) read labels "
-            + "and property values in the same transaction, for as long as they actually run in parallel. 1 reads "
-            + "on the request thread alone. The stream is the same either way.")
+    @Description("Threads that read one traverse export, or one Cypher export in graph mode: the request thread "
+            + "walks the subgraph (or runs the query) and encodes, and up to read_threads - 1 workers from a shared "
+            + "pool (at most one per processor, server-wide) read labels and property values in the same "
+            + "transaction, for as long as they actually run in parallel. 1 reads on the request thread alone. The "
+            + "stream is the same either way.")
     public static final Setting<Integer> READ_THREADS = SettingImpl.newBuilder(
                     "server.subgraph_export.read_threads", INT, 2)
             .addConstraint(range(1, 64))

@@ -8,6 +8,8 @@ import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Path;
 import org.neo4j.graphdb.Relationship;
 import org.neo4j.graphdb.Result;
+import org.neo4j.internal.kernel.api.Read;
+import org.neo4j.internal.kernel.api.RelationshipScanCursor;
 import org.neo4j.kernel.api.KernelTransaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.values.storable.Values;
@@ -27,16 +29,28 @@ import org.subgraphexport.format.Header;
  * written before it (even when the query did not return them). Deduplication holds one bit per id seen.
  * Scalars go through Neo4j's own value conversion ({@code Values.of}) and {@link ValueBridge}, so rows carry
  * every type properties can.
+ *
+ * <h2>Parallel reads (graph mode)</h2>
+ * In graph mode with {@code readThreads > 1}, the request thread runs the query and decides, row by row, which
+ * record comes next; the records' labels and property values are read by workers in batches, in the same
+ * transaction, exactly as in the traverse walk ({@link ParallelEntityWriter}, see {@link SubgraphWalker},
+ * "Parallel reads"). Cypher itself does not read the properties of the entities it returns (the embedded API hands
+ * out references), so that reading is most of what is left besides the query. The stream is the single-threaded
+ * one, record for record. Rows mode reads on the request thread: a row must follow its records at once.
  */
 public final class CypherExport implements AutoCloseable {
-    private final EntityWriter entities;
+    private final WalkOutput entities;
+    private final Read read;
+    private final RelationshipScanCursor relationship;
     private final GraphWriter out;
     private final ValueBridge values;
     private final LongBitSet nodes = new LongBitSet();
     private final LongBitSet relationships = new LongBitSet();
 
-    private CypherExport(InternalTransaction tx, long maxNodes, GraphWriter out) {
-        this.entities = new EntityWriter(tx.kernelTransaction(), out, maxNodes);
+    private CypherExport(KernelTransaction ktx, WalkOutput entities, GraphWriter out) {
+        this.entities = entities;
+        this.read = ktx.dataRead();
+        this.relationship = ktx.cursors().allocateRelationshipScanCursor(ktx.cursorContext(), ktx.memoryTracker());
         this.out = out;
         this.values = new ValueBridge(out);
     }
@@ -48,6 +62,24 @@ public final class CypherExport implements AutoCloseable {
      */
     public static void run(InternalTransaction tx, Result result, boolean rows, long maxNodes, GraphWriter out)
             throws IOException {
+        run(tx, result, rows, maxNodes, 1, out);
+    }
+
+    /**
+     * As {@link #run(InternalTransaction, Result, boolean, long, GraphWriter)}; in graph mode labels and property
+     * values are read with {@code readThreads} threads in all (this one included). The stream is the same either
+     * way; rows mode always reads on this thread.
+     */
+    public static void run(InternalTransaction tx, Result result, boolean rows, long maxNodes, int readThreads,
+            GraphWriter out) throws IOException {
+        run(tx, result, rows, maxNodes, readThreads, ParallelEntityWriter.DEFAULT_BATCH_RECORDS,
+                ParallelEntityWriter.MIN_CONCURRENCY, out);
+    }
+
+    /** As above, with the batch size and the concurrency below which reading goes single-threaded (tests). */
+    static void run(InternalTransaction tx, Result result, boolean rows, long maxNodes, int readThreads,
+            int batchRecords, double minConcurrency, GraphWriter out) throws IOException {
+        if (readThreads < 1) throw new IllegalArgumentException("readThreads must be >= 1: " + readThreads);
         KernelTransaction ktx = tx.kernelTransaction();
         ElementIds ids = ElementIds.of(tx.elementIdMapper());
         out.header(new Header(tx.getDatabaseName(), "", ids.nodePrefix(), ids.relationshipPrefix()),
@@ -56,7 +88,10 @@ public final class CypherExport implements AutoCloseable {
         if (rows) {
             out.columns(columns.toArray(String[]::new));
         }
-        try (CypherExport export = new CypherExport(tx, maxNodes, out)) {
+        WalkOutput entities = rows || readThreads == 1
+                ? new EntityWriter(ktx, out, maxNodes)
+                : new ParallelEntityWriter(ktx, out, maxNodes, readThreads - 1, batchRecords, minConcurrency);
+        try (CypherExport export = new CypherExport(ktx, entities, out)) {
             rows:
             while (result.hasNext()) {
                 Map<String, Object> row = result.next();
@@ -72,6 +107,7 @@ public final class CypherExport implements AutoCloseable {
                     out.endRow();
                 }
             }
+            export.entities.flush();
             out.end(export.entities.nodes(), export.entities.relationships(), export.entities.truncated());
         }
     }
@@ -149,21 +185,28 @@ public final class CypherExport implements AutoCloseable {
     }
 
     private void relationship(long id) throws IOException {
-        if (relationships.contains(id) || !entities.seekRelationship(id)) {
+        if (relationships.contains(id)) {
             return;
         }
-        long start = entities.startNode();
-        long end = entities.endNode();
-        if (!node(start) || !node(end)) {
+        read.singleRelationship(id, relationship);
+        if (!relationship.next()) {
             return;
         }
-        // writing the end nodes moved no relationship cursor: the writer's own cursor is still on id
+        if (!node(relationship.sourceNodeReference()) || !node(relationship.targetNodeReference())) {
+            return;
+        }
+        // writing the end nodes moved no relationship cursor of ours: this one is still on id
         relationships.add(id);
-        entities.writePositionedRelationship();
+        entities.writeRelationship(relationship);
     }
 
+    /** Stops parallel readers (if any) and releases the cursors; before the transaction closes. */
     @Override
     public void close() {
-        entities.close();
+        try {
+            entities.close();
+        } finally {
+            relationship.close();
+        }
     }
 }

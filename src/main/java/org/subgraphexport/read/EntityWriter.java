@@ -6,7 +6,6 @@ import org.neo4j.internal.kernel.api.NodeCursor;
 import org.neo4j.internal.kernel.api.PropertyCursor;
 import org.neo4j.internal.kernel.api.Read;
 import org.neo4j.internal.kernel.api.RelationshipCursor;
-import org.neo4j.internal.kernel.api.RelationshipScanCursor;
 import org.neo4j.internal.kernel.api.TokenSet;
 import org.neo4j.io.pagecache.context.CursorContext;
 import org.neo4j.kernel.api.KernelTransaction;
@@ -28,7 +27,6 @@ final class EntityWriter implements WalkOutput {
     private final GraphWriter out;
     private final ValueBridge values;
     private final NodeCursor node;
-    private final RelationshipScanCursor relationship;
     private final PropertyCursor properties;
     private final long limit;
     private int[] labelBuffer = new int[8];
@@ -46,7 +44,6 @@ final class EntityWriter implements WalkOutput {
         CursorContext context = ktx.cursorContext();
         MemoryTracker memory = ktx.memoryTracker();
         this.node = cursors.allocateNodeCursor(context, memory);
-        this.relationship = cursors.allocateRelationshipScanCursor(context, memory);
         this.properties = cursors.allocatePropertyCursor(context, memory);
     }
 
@@ -94,27 +91,6 @@ final class EntityWriter implements WalkOutput {
         relationships++;
     }
 
-    /**
-     * Positions this writer's own relationship cursor on {@code id}; false if it no longer exists. Then
-     * {@link #startNode()}, {@link #endNode()} and {@link #writePositionedRelationship()} apply to it.
-     */
-    boolean seekRelationship(long id) {
-        read.singleRelationship(id, relationship);
-        return relationship.next();
-    }
-
-    long startNode() {
-        return relationship.sourceNodeReference();
-    }
-
-    long endNode() {
-        return relationship.targetNodeReference();
-    }
-
-    void writePositionedRelationship() throws IOException {
-        writeRelationship(relationship);
-    }
-
     private void writeProperties() throws IOException {
         while (properties.next()) {
             out.property(properties.propertyKey());
@@ -140,7 +116,6 @@ final class EntityWriter implements WalkOutput {
     @Override
     public void close() {
         properties.close();
-        relationship.close();
         node.close();
     }
 }

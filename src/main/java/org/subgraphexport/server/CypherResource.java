@@ -22,6 +22,7 @@ import org.neo4j.kernel.impl.api.security.RestrictedAccessMode;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.logging.Log;
 import org.neo4j.logging.LogProvider;
+import org.subgraphexport.config.ExportSettings;
 import org.subgraphexport.format.Format;
 import org.subgraphexport.read.CypherExport;
 
@@ -128,7 +129,8 @@ public final class CypherResource {
         }
         Transaction open = tx;
         ExportOutput output = new ExportOutput(() -> open, format,
-                (t, out) -> CypherExport.run(t, result, rows, limits.maxNodes(), out), log);
+                (t, out) -> CypherExport.run(t, result, rows, limits.maxNodes(), config.get(ExportSettings.READ_THREADS), out),
+                log);
         return Response.ok(output, format.mediaType()).build();
     }
 

@@ -42,7 +42,7 @@ public final class EndToEndRunner {
      * It returns exactly the traverse endpoint's subgraph for the demo graph (a tree). The cypher rows of this
      * project run the same query, so they differ from the peers only in transport and encoding.
      */
-    static final String PEER_QUERY = """
+    public static final String PEER_QUERY = """
             MATCH (root) WHERE elementId(root) = $root
             MATCH (root)-[:CHILDREN]->*(o)
             RETURN o,

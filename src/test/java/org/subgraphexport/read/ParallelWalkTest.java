@@ -30,10 +30,12 @@ import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.RelationshipType;
+import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.api.KernelTransaction;
 import org.neo4j.kernel.api.exceptions.Status;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.subgraphexport.bench.EndToEndRunner;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.server.FixtureGraph;
 
@@ -429,6 +431,54 @@ class ParallelWalkTest {
             tx.commit();
         }
         assertNothingLeft(db, "after the concurrent walks");
+    }
+
+    private static List<String> cypher(String query, Map<String, Object> params, long maxNodes, Variant v) {
+        try (Transaction tx = db.beginTx()) {
+            InternalTransaction itx = (InternalTransaction) tx;
+            TraceWriter out = new TraceWriter();
+            try (Result result = itx.execute(query, params)) {
+                CypherExport.run(itx, result, false, maxNodes, v.threads(), v.batch(), v.minConcurrency(), out);
+            }
+            return out.calls;
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * The Cypher endpoint's graph mode reads with workers too, and writes the single-threaded stream call for call:
+     * the benchmark's query (nodes, lists of relationships and [relationship, node] pairs), paths over a graph with
+     * cycles and self-loops, relationships returned without their end nodes, and node limits that cut mid-row.
+     */
+    @Test
+    void cypherGraphModeIsTheSameStreamInParallel() throws Exception {
+        record Query(String text, Map<String, Object> params) {}
+        List<Query> queries = List.of(
+                new Query(EndToEndRunner.PEER_QUERY, Map.of("root", demo.rootElementId())),
+                new Query("MATCH p = (r:R)-[:LINK*1..2]->(x) WHERE r.rid < 300 RETURN p, x.s AS s",
+                        Map.of()),
+                new Query("MATCH (:R)-[h:HAS]->(a) RETURN collect(h) AS hs, count(a) AS n", Map.of()),
+                new Query("MATCH (n:Heavy)-[l:LINK]->(m) RETURN {from: n, via: [l]} AS m", Map.of()));
+        for (Query query : queries) {
+            for (long maxNodes : new long[] {Long.MAX_VALUE, 1, 500}) {
+                List<String> single = cypher(query.text(), query.params(), maxNodes, new Variant(1, 1, KEEP));
+                String end = single.get(single.size() - 1);
+                assertTrue(end.startsWith("end "), end);
+                assertTrue(maxNodes != Long.MAX_VALUE || Long.parseLong(end.split(" ")[1]) > 50,
+                        () -> "too small to test batches: " + end + " for " + query.text());
+                for (Variant variant : PARALLEL) {
+                    List<String> parallel = cypher(query.text(), query.params(), maxNodes, variant);
+                    String what = query.text() + " limit " + maxNodes + " " + variant;
+                    assertEquals(single.size(), parallel.size(), what + ": calls");
+                    for (int i = 0; i < single.size(); i++) {
+                        int at = i;
+                        assertEquals(single.get(i), parallel.get(i), () -> what + ": streams differ at call " + at);
+                    }
+                }
+            }
+        }
+        assertNothingLeft(db, "after the Cypher exports");
     }
 
     /** No reader task running, no reader thread inside our code, no transaction but the one asking. */
