@@ -1,7 +1,9 @@
 package org.subgraphexport.format;
 
+import com.ning.compress.lzf.ChunkEncoder;
 import com.ning.compress.lzf.LZFChunk;
 import com.ning.compress.lzf.LZFDecoder;
+import com.ning.compress.lzf.util.ChunkEncoderFactory;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -68,6 +70,23 @@ class LzfChunkTest {
         writeLarge(w);
         assertEquals(java.util.Set.of("subgraph-export-lzf"), writers);
         assertArrayEquals(kryo, LZFDecoder.decode(bytes.toByteArray()));
+    }
+
+    /**
+     * The test JVM runs with Neo4j's {@code --sun-misc-unsafe-memory-access=allow}, so the streams (golden files
+     * included) come from the Unsafe encoder; its chunks are the plain encoder's, byte for byte.
+     */
+    @Test
+    void theUnsafeEncoderWritesThePlainEncodersBytes() throws IOException {
+        assertTrue(AsyncLzfOutputStream.UNSAFE_ENCODER, "the Unsafe encoder is used where Unsafe access is allowed");
+        byte[] kryo = largeExport(Format.KRYO);
+        ByteArrayOutputStream plain = new ByteArrayOutputStream();
+        try (ChunkEncoder encoder = ChunkEncoderFactory.safeInstance(LZFChunk.MAX_CHUNK_LEN)) {
+            for (int at = 0; at < kryo.length; at += LZFChunk.MAX_CHUNK_LEN) {
+                encoder.encodeAndWriteChunk(kryo, at, Math.min(LZFChunk.MAX_CHUNK_LEN, kryo.length - at), plain);
+            }
+        }
+        assertArrayEquals(plain.toByteArray(), largeExport(Format.KRYO_LZF));
     }
 
     private static int u16(byte[] b, int at) {
