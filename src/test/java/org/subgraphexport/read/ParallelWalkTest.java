@@ -481,6 +481,38 @@ class ParallelWalkTest {
         assertNothingLeft(db, "after the Cypher exports");
     }
 
+    /** A Cypher export whose client leaves, or whose transaction is terminated, stops its workers too. */
+    @Test
+    void aCypherExportThatFailsLeavesNothingBehind() throws Exception {
+        Map<String, Object> params = Map.of("root", demo.rootElementId());
+        for (int[] variant : new int[][] {{2, 1}, {2, 16}, {3, 512}}) {
+            try (Transaction tx = db.beginTx()) {
+                InternalTransaction itx = (InternalTransaction) tx;
+                TraceWriter out = new TraceWriter().failAfter(700);
+                try (Result result = itx.execute(EndToEndRunner.PEER_QUERY, params)) {
+                    IOException e = assertThrows(IOException.class, () -> CypherExport.run(
+                            itx, result, false, Long.MAX_VALUE, variant[0], variant[1], KEEP, out));
+                    assertEquals("Broken pipe (test)", e.getMessage());
+                }
+                tx.terminate(); // as ExportOutput does
+            }
+            assertNothingLeft(db, "after a Cypher export's writer failed");
+            try (Transaction tx = db.beginTx()) {
+                InternalTransaction itx = (InternalTransaction) tx;
+                KernelTransaction ktx = itx.kernelTransaction();
+                TraceWriter out = new TraceWriter().atRecord(3000, () -> ktx.markForTermination(Status.Transaction.Terminated));
+                try (Result result = itx.execute(EndToEndRunner.PEER_QUERY, params)) {
+                    Exception e = assertThrows(Exception.class, () -> CypherExport.run(
+                            itx, result, false, Long.MAX_VALUE, variant[0], variant[1], KEEP, out));
+                    assertEquals(Status.Transaction.Terminated, status(e), () -> "status of " + e);
+                }
+            } catch (org.neo4j.graphdb.TransactionTerminatedException closing) {
+                // closing a terminated transaction may say so again
+            }
+            assertNothingLeft(db, "after a Cypher export was terminated");
+        }
+    }
+
     /** No reader task running, no reader thread inside our code, no transaction but the one asking. */
     private static void assertNothingLeft(GraphDatabaseService db, String when) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
