@@ -11,8 +11,6 @@ import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetTime;
 import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.temporal.TemporalQuery;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -456,11 +454,11 @@ final class JacksonRecordReader extends AbstractRecordReader {
             case STRING -> text();
             case POINT -> point();
             case DURATION -> duration();
-            case DATE -> temporal(DateTimeFormatter.ISO_LOCAL_DATE, LocalDate::from);
-            case LOCAL_TIME -> temporal(DateTimeFormatter.ISO_LOCAL_TIME, LocalTime::from);
-            case TIME -> temporal(DateTimeFormatter.ISO_OFFSET_TIME, OffsetTime::from);
-            case LOCAL_DATE_TIME -> temporal(DateTimeFormatter.ISO_LOCAL_DATE_TIME, LocalDateTime::from);
-            case DATE_TIME -> temporal(DateTimeFormatter.ISO_ZONED_DATE_TIME, ZonedDateTime::from);
+            case DATE -> IsoTemporals.date(text());
+            case LOCAL_TIME -> IsoTemporals.localTime(text());
+            case TIME -> IsoTemporals.time(text());
+            case LOCAL_DATE_TIME -> IsoTemporals.localDateTime(text());
+            case DATE_TIME -> IsoTemporals.dateTime(text());
             case UUID -> uuid();
             default -> throw new IllegalStateException(kind + " is a primitive element");
         };
@@ -615,10 +613,6 @@ final class JacksonRecordReader extends AbstractRecordReader {
             throw corrupt("a duration is [months, days, seconds, nanos], not " + Arrays.toString(parts));
         }
         return new Duration(parts[0], parts[1], parts[2], (int) parts[3]);
-    }
-
-    private <T> T temporal(DateTimeFormatter format, TemporalQuery<T> query) throws IOException {
-        return format.parse(text(), query);
     }
 
     private UUID uuid() throws IOException {
