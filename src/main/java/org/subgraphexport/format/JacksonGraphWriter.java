@@ -35,8 +35,9 @@ import java.util.Arrays;
  * Jackson's 8 KB buffer into this one (a {@code System.arraycopy} per 8 KB; nothing per element).
  *
  * <p>Field names are pre-encoded {@link SerializedString}s; token names are encoded once per stream and kept by
- * database token id in growable arrays; element ids are written from a reusable {@code char[]} (prefix + decimal
- * digits); numbers go straight to the generator. No databind, no reflection, no boxing.
+ * database token id in growable arrays; element ids are written from a reusable buffer (prefix + decimal digits),
+ * in JSON as ASCII bytes the generator copies without escaping them; numbers go straight to the generator. No
+ * databind, no reflection, no boxing.
  */
 public final class JacksonGraphWriter implements GraphWriter {
     /** JSON nesting a row may need: two levels per map, one per list, and the record's own few. */
@@ -99,6 +100,8 @@ public final class JacksonGraphWriter implements GraphWriter {
             keys = new SerializedString[64];
     private char[] nodeId = new char[0], relId = new char[0];
     private int nodePrefix, relPrefix;
+    /** JSON: the id buffers as ASCII bytes, written unescaped; null for BSON or a prefix that needs escaping. */
+    private byte[] nodeIdBytes, relIdBytes;
     /** Kind of the open array, null outside arrays. */
     private ArrayKind array;
     private final char[] one = new char[1];
@@ -158,6 +161,8 @@ public final class JacksonGraphWriter implements GraphWriter {
         nodePrefix = header.nodeIdPrefix().length();
         relId = idBuffer(header.relIdPrefix());
         relPrefix = header.relIdPrefix().length();
+        nodeIdBytes = bson ? null : rawIdBuffer(header.nodeIdPrefix());
+        relIdBytes = bson ? null : rawIdBuffer(header.relIdPrefix());
         if (!bson) {
             gen.writeStartArray();
         }
@@ -177,7 +182,7 @@ public final class JacksonGraphWriter implements GraphWriter {
     public void beginNode(long id, int[] labelIds, int labelCount) throws IOException {
         record(R_NODE);
         gen.writeFieldName(ID);
-        writeId(nodeId, nodePrefix, id);
+        writeId(nodeId, nodeIdBytes, nodePrefix, id);
         gen.writeFieldName(LABELS);
         gen.writeStartArray();
         for (int i = 0; i < labelCount; i++) {
@@ -197,13 +202,13 @@ public final class JacksonGraphWriter implements GraphWriter {
     public void beginRelationship(long id, int type, long startNode, long endNode) throws IOException {
         record(R_RELATIONSHIP);
         gen.writeFieldName(ID);
-        writeId(relId, relPrefix, id);
+        writeId(relId, relIdBytes, relPrefix, id);
         gen.writeFieldName(TYPE);
         gen.writeString(type(type));
         gen.writeFieldName(START);
-        writeId(nodeId, nodePrefix, startNode);
+        writeId(nodeId, nodeIdBytes, nodePrefix, startNode);
         gen.writeFieldName(END);
-        writeId(nodeId, nodePrefix, endNode);
+        writeId(nodeId, nodeIdBytes, nodePrefix, endNode);
         gen.writeFieldName(PROPERTIES);
         gen.writeStartObject();
     }
@@ -665,7 +670,7 @@ public final class JacksonGraphWriter implements GraphWriter {
     public void writeNodeRef(long id) throws IOException {
         rowValue("writeNodeRef()");
         open(NODE_REF);
-        writeId(nodeId, nodePrefix, id);
+        writeId(nodeId, nodeIdBytes, nodePrefix, id);
         gen.writeEndObject();
     }
 
@@ -673,7 +678,7 @@ public final class JacksonGraphWriter implements GraphWriter {
     public void writeRelationshipRef(long id) throws IOException {
         rowValue("writeRelationshipRef()");
         open(RELATIONSHIP_REF);
-        writeId(relId, relPrefix, id);
+        writeId(relId, relIdBytes, relPrefix, id);
         gen.writeEndObject();
     }
 
@@ -689,13 +694,13 @@ public final class JacksonGraphWriter implements GraphWriter {
         gen.writeFieldName(NODES);
         gen.writeStartArray();
         for (long id : nodeIds) {
-            writeId(nodeId, nodePrefix, id);
+            writeId(nodeId, nodeIdBytes, nodePrefix, id);
         }
         gen.writeEndArray();
         gen.writeFieldName(RELATIONSHIPS);
         gen.writeStartArray();
         for (long id : relationshipIds) {
-            writeId(relId, relPrefix, id);
+            writeId(relId, relIdBytes, relPrefix, id);
         }
         gen.writeEndArray();
         gen.writeEndObject();
@@ -812,8 +817,32 @@ public final class JacksonGraphWriter implements GraphWriter {
         return buffer;
     }
 
-    /** Writes prefix + decimal id from {@code buffer}, whose first {@code prefix} chars hold the prefix. */
-    private void writeId(char[] buffer, int prefix, long id) throws IOException {
+    /**
+     * The prefix as the start of a byte buffer for {@link #writeId}, if every char of it is printable ASCII that
+     * JSON writes as it is (no quote, no backslash), as in Neo4j's element ids; else null.
+     */
+    private static byte[] rawIdBuffer(String prefix) {
+        byte[] buffer = new byte[prefix.length() + 20];  // sign + 19 digits of a long
+        for (int i = 0; i < prefix.length(); i++) {
+            char c = prefix.charAt(i);
+            if (c < 0x20 || c > 0x7E || c == '"' || c == '\\') {
+                return null;
+            }
+            buffer[i] = (byte) c;
+        }
+        return buffer;
+    }
+
+    /**
+     * Writes prefix + decimal id: from {@code bytes} (the prefix in its first {@code prefix} bytes) straight into the
+     * generator's buffer when there is one and the id is not negative (no escaping to check: prefix and digits are
+     * plain ASCII), else from {@code buffer} (the prefix in its first {@code prefix} chars) as an ordinary string.
+     */
+    private void writeId(char[] buffer, byte[] bytes, int prefix, long id) throws IOException {
+        if (bytes != null && id >= 0) {
+            gen.writeRawUTF8String(bytes, 0, decimal(bytes, prefix, id));
+            return;
+        }
         int pos = prefix;
         if (id < 0) {
             buffer[pos++] = '-';
@@ -829,6 +858,47 @@ public final class JacksonGraphWriter implements GraphWriter {
             n /= 10;
         }
         gen.writeString(buffer, 0, end);
+    }
+
+    private static final byte[] DIGIT_PAIRS = new byte[200];
+
+    static {
+        for (int i = 0; i < 100; i++) {
+            DIGIT_PAIRS[2 * i] = (byte) ('0' + i / 10);
+            DIGIT_PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
+        }
+    }
+
+    /** Writes the decimal digits of {@code n >= 0} at {@code pos}, two at a time; returns the end. */
+    static int decimal(byte[] b, int pos, long n) {
+        int digits = 1;
+        for (long p = 10; digits < 19 && n >= p; p *= 10) {
+            digits++;
+        }
+        int i = pos + digits;
+        int end = i;
+        while (n > Integer.MAX_VALUE) {
+            long q = n / 100;
+            int r = (int) (n - q * 100);
+            b[--i] = DIGIT_PAIRS[2 * r + 1];
+            b[--i] = DIGIT_PAIRS[2 * r];
+            n = q;
+        }
+        int m = (int) n;
+        while (m >= 100) {
+            int q = m / 100;
+            int r = m - q * 100;
+            b[--i] = DIGIT_PAIRS[2 * r + 1];
+            b[--i] = DIGIT_PAIRS[2 * r];
+            m = q;
+        }
+        if (m >= 10) {
+            b[--i] = DIGIT_PAIRS[2 * m + 1];
+            b[--i] = DIGIT_PAIRS[2 * m];
+        } else {
+            b[--i] = (byte) ('0' + m);
+        }
+        return end;
     }
 
     private SerializedString label(int id) {

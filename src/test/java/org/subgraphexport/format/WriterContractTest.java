@@ -35,6 +35,40 @@ class WriterContractTest {
         assertEquals(Optional.empty(), Format.fromPathSegment(null));
     }
 
+    @Test
+    void jsonElementIdsArePrefixAndDecimalForEveryLong() throws IOException {
+        Random random = new Random(20261123);
+        long[] ids = new long[2000];
+        long[] edges = {0, 1, 9, 10, 99, 100, 999_999_999, 1_000_000_000, Integer.MAX_VALUE, Integer.MAX_VALUE + 1L,
+                999_999_999_999_999_999L, 1_000_000_000_000_000_000L, Long.MAX_VALUE, -1, -10, Long.MIN_VALUE};
+        System.arraycopy(edges, 0, ids, 0, edges.length);
+        for (int i = edges.length; i < ids.length; i++) {
+            ids[i] = random.nextLong() >>> random.nextInt(64) ^ (random.nextInt(8) == 0 ? Long.MIN_VALUE : 0);
+        }
+        // a prefix JSON writes as it is (the bytes path), and one that needs escaping (the chars path)
+        for (String prefix : new String[] {"4:3f1c2d4e-0000-4000-8000-00000000000a:", "4:\"db\\\u00e9:"}) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            GraphWriter w = Format.JSON.open(out);
+            w.header(new Header("neo4j", prefix + 0, prefix, "5:r:"), new LzfChunkTest.SimpleTokens());
+            for (long id : ids) {
+                w.beginRelationship(id, 0, id, Math.abs(id % 1000));
+                w.endRelationship();
+            }
+            w.end(0, ids.length, false);
+            w.finish();
+            String json = out.toString(StandardCharsets.UTF_8);
+            String quoted = prefix.replace("\\", "\\\\").replace("\"", "\\\"");
+            int at = 0;
+            for (long id : ids) {
+                String expected = "\"id\":\"5:r:" + id + "\",\"type\":\"TYPE_0\",\"start\":\"" + quoted + id
+                        + "\",\"end\":\"" + quoted + Math.abs(id % 1000) + "\"";
+                int found = json.indexOf(expected, at);
+                assertTrue(found >= 0, expected);
+                at = found + expected.length();
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Format.class)
     void neverClosesTheTargetAndFlushesOnlyWhenFinishingOrPerBufferFill(Format format) throws IOException {
