@@ -91,7 +91,14 @@ public final class CypherExport implements AutoCloseable {
         WalkOutput entities = rows || readThreads == 1
                 ? new EntityWriter(ktx, out, maxNodes)
                 : new ParallelEntityWriter(ktx, out, maxNodes, readThreads - 1, batchRecords, minConcurrency);
-        try (CypherExport export = new CypherExport(ktx, entities, out)) {
+        CypherExport opened;
+        try {
+            opened = new CypherExport(ktx, entities, out);
+        } catch (RuntimeException | Error e) {
+            entities.close();
+            throw e;
+        }
+        try (CypherExport export = opened) {
             rows:
             while (result.hasNext()) {
                 Map<String, Object> row = result.next();
