@@ -158,7 +158,7 @@ final class AsyncLzfOutputStream extends OutputStream {
         }
     }
 
-    static ChunkEncoder newEncoder() {
+    private static ChunkEncoder newEncoder() {
         return UNSAFE_ENCODER ? ChunkEncoderFactory.optimalInstance(CHUNK) : ChunkEncoderFactory.safeInstance(CHUNK);
     }
 
