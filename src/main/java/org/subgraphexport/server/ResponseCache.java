@@ -28,8 +28,10 @@ final class ResponseCache {
      * What the request's {@code Cache-Control} header asks of this cache (RFC 9111, section 5.2.1): {@code no-cache}
      * (the response must come from the store, not from here) and {@code no-store} (the response must not be kept).
      * Directive names are case-insensitive, any number of headers and comma-separated directives are accepted,
-     * other directives and arguments are ignored. Neither one affects {@code If-None-Match}: a matching tag still
-     * answers 304.
+     * other directives and arguments are ignored. A request without any {@code Cache-Control} header but with the
+     * HTTP/1.0 header {@code Pragma: no-cache} means {@code no-cache} (RFC 9111, section 5.4; RFC 7234 said
+     * MUST); with a {@code Cache-Control} header, {@code Pragma} is ignored. Neither one affects
+     * {@code If-None-Match}: a matching tag still answers 304.
      */
     record Directives(boolean noCache, boolean noStore) {
         static final Directives NONE = new Directives(false, false);
@@ -37,18 +39,34 @@ final class ResponseCache {
         static Directives of(HttpServletRequest request) {
             if (request == null) return NONE;
             Enumeration<String> headers = request.getHeaders("Cache-Control");
-            if (headers == null) return NONE;
+            if (headers == null || !headers.hasMoreElements()) {
+                return has(request.getHeaders("Pragma"), "no-cache") ? new Directives(true, false) : NONE;
+            }
             boolean noCache = false;
             boolean noStore = false;
             while (headers.hasMoreElements()) {
                 for (String directive : headers.nextElement().split(",")) {
-                    int eq = directive.indexOf('=');
-                    String name = (eq < 0 ? directive : directive.substring(0, eq)).strip().toLowerCase(Locale.ROOT);
+                    String name = name(directive);
                     noCache |= name.equals("no-cache");
                     noStore |= name.equals("no-store");
                 }
             }
             return noCache || noStore ? new Directives(noCache, noStore) : NONE;
+        }
+
+        private static boolean has(Enumeration<String> headers, String wanted) {
+            while (headers != null && headers.hasMoreElements()) {
+                for (String directive : headers.nextElement().split(",")) {
+                    if (name(directive).equals(wanted)) return true;
+                }
+            }
+            return false;
+        }
+
+        /** A directive's name, lower case, without its argument. */
+        private static String name(String directive) {
+            int eq = directive.indexOf('=');
+            return (eq < 0 ? directive : directive.substring(0, eq)).strip().toLowerCase(Locale.ROOT);
         }
     }
 

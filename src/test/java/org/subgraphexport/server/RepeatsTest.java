@@ -135,6 +135,11 @@ class RepeatsTest {
         assertFalse(hit(getWith("Cache-Control", "max-age=0", "Cache-Control", "no-cache")), "in a second header too");
         assertFalse(hit(getWith("Cache-Control", "max-age=0,no-cache=\"x\"")), "with an argument too");
         assertTrue(hit(getWith("Cache-Control", "max-age=0, no-transform")), "other directives change nothing");
+        HttpResponse<byte[]> pragma = getWith("Pragma", "No-Cache");
+        assertFalse(hit(pragma), "Pragma: no-cache without Cache-Control means no-cache");
+        assertArrayEquals(kept.body(), pragma.body());
+        assertTrue(hit(getWith("Pragma", "no-cache", "Cache-Control", "no-store")), "with Cache-Control, Pragma is ignored");
+        assertTrue(hit(getWith("Pragma", "x-other")), "other pragmas change nothing");
 
         HttpResponse<byte[]> revalidated = getWith("If-None-Match", tag, "Cache-Control", "no-cache, no-store");
         assertEquals(304, revalidated.statusCode(), "If-None-Match still answers 304");
