@@ -47,6 +47,7 @@ class EndToEndQuickTest {
         String text = Files.readString(md);
         assertTrue(text.contains("| **traverse kryo** |"), "markdown table");
         assertTrue(text.contains("*traverse kryo bytes*") && text.contains("÷ *walk only*"), "target 2 figure");
+        assertTrue(text.contains("- The wire alone (the same bytes from memory") && text.contains("*floor raw bytes*"), "its floor");
         assertTrue(text.contains("LZF ratio, traverse: kryo") && text.contains("LZF ratio, cypher: kryo"), "LZF ratios");
         assertTrue(text.contains("- Page cache warm-up: `POST /extension/warmup?db=neo4j` before the first pass loaded"),
                 "warm-up in the setup");

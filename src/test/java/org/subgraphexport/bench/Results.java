@@ -119,6 +119,14 @@ final class Results {
             lines.add(String.format(Locale.ROOT, "Encoding and wire over the walk (target 2: at most +10%%): *traverse "
                             + "kryo bytes* %.3f s ÷ *walk only* %.3f s − 1 = **%+.1f%%**", bytes.medianNanos() / 1e9,
                     walk.medianNanos() / 1e9, (bytes.medianNanos() / (double) walk.medianNanos() - 1) * 100));
+            EndToEndRunner.Measured raw = t.row("floor raw bytes");
+            if (raw != null) {
+                lines.add(String.format(Locale.ROOT, "The wire alone (the same bytes from memory: no store, no encoding) "
+                                + "as a share of the walk: *floor raw bytes* %.3f s ÷ *walk only* %.3f s = **%.1f%%**",
+                        raw.medianNanos() / 1e9,
+                        walk.medianNanos() / 1e9,
+                        raw.medianNanos() / (double) walk.medianNanos() * 100));
+            }
         }
         for (String endpoint : List.of("traverse", "cypher")) {
             EndToEndRunner.Measured kryo = t.row(endpoint + " kryo");
