@@ -4,6 +4,6 @@
  * {@link org.subgraphexport.client.Record} model (graph streams, and the Cypher endpoint's rows streams with
  * {@link org.subgraphexport.client.Columns} and {@link org.subgraphexport.client.Row} records);
  * {@link org.subgraphexport.client.Subgraph} collects a small one.
- * Depends on jackson-core and bson4jackson (json, bson) and compress-lzf (kryo-lzf); not on Kryo.
+ * Depends on jackson-core (json) and compress-lzf (kryo-lzf); not on Kryo, nor on any BSON library.
  */
 package org.subgraphexport.client;

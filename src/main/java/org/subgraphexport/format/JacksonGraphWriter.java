@@ -7,7 +7,6 @@ import com.fasterxml.jackson.core.StreamWriteConstraints;
 import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.core.exc.StreamWriteException;
 import com.fasterxml.jackson.core.io.SerializedString;
-import de.undercouch.bson4jackson.BsonFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.io.OutputStream;
@@ -22,21 +21,21 @@ import java.util.Arrays;
 
 /**
  * Writes the {@code json} and {@code bson} formats (see {@link Wire}): the same record objects through a Jackson
- * {@link JsonGenerator}, for JSON as one array, for BSON as one document per record (bson4jackson's generator
- * buffers a document until it is complete; it is flushed after every record).
+ * {@link JsonGenerator}, for JSON as one array, for BSON as one document per record ({@link BsonGenerator}
+ * builds a document until it is complete; it is flushed after every record).
  *
  * <p>Both generators write into a {@link RecordBuffer} that does not pass flushes on and hands its bytes to the
  * target only at the end of a record, once it holds {@link Wire#KRYO_BUFFER} bytes or more: the target sees large
  * writes, never part of a record, and one flush in {@link #finish}. That is what lets {@link #error} drop an
  * unfinished record: JSON closes the generator's open arrays and objects (so its state is back at the top-level
  * array), flushes, and truncates the buffer to the end of the last complete record; BSON abandons the generator
- * with its unfinished document (which bson4jackson never wrote out) and continues with a fresh one. The cost: the
+ * with its unfinished document (which it never wrote out) and continues with a fresh one. The cost: the
  * record being written and up to 64 KiB before it are in memory, and JSON bytes are copied once more, from
  * Jackson's 8 KB buffer into this one (a {@code System.arraycopy} per 8 KB; nothing per element).
  *
  * <p>Field names are pre-encoded {@link SerializedString}s; token names are encoded once per stream and kept by
  * database token id in growable arrays; element ids are written from a reusable buffer (prefix + decimal digits),
- * in JSON as ASCII bytes the generator copies without escaping them; numbers go straight to the generator. No
+ * as ASCII bytes the generator copies without escaping them; numbers go straight to the generator. No
  * databind, no reflection, no boxing.
  */
 public final class JacksonGraphWriter implements GraphWriter {
@@ -47,12 +46,6 @@ public final class JacksonGraphWriter implements GraphWriter {
             .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
             .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(MAX_JSON_DEPTH).build())
             .build();
-    private static final BsonFactory BSON = new BsonFactory();
-
-    static {
-        BSON.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-    }
-
     private static final SerializedString
             RECORD = name(Wire.Json.RECORD), VERSION = name(Wire.Json.VERSION), DATABASE = name(Wire.Json.DATABASE),
             ROOT = name(Wire.Json.ROOT), ID = name(Wire.Json.ID), LABELS = name(Wire.Json.LABELS),
@@ -129,7 +122,7 @@ public final class JacksonGraphWriter implements GraphWriter {
 
     private JsonGenerator generator() {
         try {
-            return bson ? BSON.createGenerator(buffer) : JSON.createGenerator(buffer);
+            return bson ? new BsonGenerator(buffer) : JSON.createGenerator(buffer);
         } catch (IOException e) {
             throw new IllegalStateException("cannot create a generator", e);  // creating one does no I/O
         }
@@ -161,8 +154,8 @@ public final class JacksonGraphWriter implements GraphWriter {
         nodePrefix = header.nodeIdPrefix().length();
         relId = idBuffer(header.relIdPrefix());
         relPrefix = header.relIdPrefix().length();
-        nodeIdBytes = bson ? null : rawIdBuffer(header.nodeIdPrefix());
-        relIdBytes = bson ? null : rawIdBuffer(header.relIdPrefix());
+        nodeIdBytes = rawIdBuffer(header.nodeIdPrefix());
+        relIdBytes = rawIdBuffer(header.relIdPrefix());
         if (!bson) {
             gen.writeStartArray();
         }
@@ -455,10 +448,10 @@ public final class JacksonGraphWriter implements GraphWriter {
         gen.writeString(wellFormed(value));
     }
 
-    /** JSON: ASCII bytes go to the generator undecoded (it escapes them as it would the String); BSON: decoded. */
+    /** ASCII bytes go to the generator undecoded (JSON escapes them as it would the String); others are decoded. */
     @Override
     public void writeUtf8(byte[] utf8, int offset, int length) throws IOException {
-        if (bson || !ValueSink.isAscii(utf8, offset, length)) {
+        if (!ValueSink.isAscii(utf8, offset, length)) {
             writeString(new String(utf8, offset, length, StandardCharsets.UTF_8));
             return;
         }
