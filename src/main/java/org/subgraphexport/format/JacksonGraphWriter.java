@@ -93,7 +93,7 @@ public final class JacksonGraphWriter implements GraphWriter {
             keys = new SerializedString[64];
     private char[] nodeId = new char[0], relId = new char[0];
     private int nodePrefix, relPrefix;
-    /** JSON: the id buffers as ASCII bytes, written unescaped; null for BSON or a prefix that needs escaping. */
+    /** The id buffers as ASCII bytes, written unescaped; null for a prefix that JSON would need to escape. */
     private byte[] nodeIdBytes, relIdBytes;
     /** Kind of the open array, null outside arrays. */
     private ArrayKind array;
