@@ -1,10 +1,7 @@
 package org.subgraphexport.client;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import java.io.IOException;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -25,23 +22,19 @@ import org.subgraphexport.format.Wire;
 import org.subgraphexport.format.Wire.Json;
 
 /**
- * Decodes the {@code json} and {@code bson} formats (see {@link Wire}) with one Jackson {@link JsonParser} over
- * the whole JSON array, or one {@link BsonTokens} over each BSON document in turn (each document read whole and
- * checked by {@link BsonDocuments} first, so no declared length inside it can exceed the bytes that arrived).
- * Row values nest at most {@link Wire#MAX_NESTING} lists and maps deep; Jackson's own nesting limit (JSON) and
- * {@link BsonDocuments}' (BSON) stop anything deeper before it is parsed.
+ * Decodes the {@code json} and {@code bson} formats (see {@link Wire}) with one {@link JsonTokens} over the whole
+ * JSON array, or one {@link BsonTokens} over each BSON document in turn (each document read whole and checked by
+ * {@link BsonDocuments} first, so no declared length inside it can exceed the bytes that arrived). Both give tokens
+ * in the meaning of Jackson's {@link JsonParser} (JSON was read with Jackson's parser until {@link JsonTokens}
+ * replaced it, with the same results). Row values nest at most {@link Wire#MAX_NESTING} lists and maps deep; the
+ * JSON tokens' nesting limit and {@link BsonDocuments}' (BSON) stop anything deeper before it is parsed.
  */
 final class JacksonRecordReader extends AbstractRecordReader {
     /** JSON nesting the deepest valid row needs (lists and maps {@link Wire#MAX_NESTING} deep), with room. */
     static final int MAX_JSON_DEPTH = 2 * Wire.MAX_NESTING + 16;
 
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
-            .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxStringLength((Wire.MAX_LENGTH / 3 + 1) * 4)  // base64 of the longest byte array
-                    .maxNestingDepth(MAX_JSON_DEPTH)                 // rows: two levels per map, one per list
-                    .build())
-            .build();
+    /** Longest JSON string value, in chars: the base64 of the longest byte array. */
+    static final int MAX_JSON_STRING = (Wire.MAX_LENGTH / 3 + 1) * 4;
     private static final Map<String, ArrayKind> ARRAY_KINDS = new java.util.HashMap<>();
 
     static {
@@ -50,22 +43,24 @@ final class JacksonRecordReader extends AbstractRecordReader {
         }
     }
 
-    private final JsonParser json;  // null for BSON
+    private final JsonTokens json;  // null for BSON
     private final BsonDocuments bson;  // null for JSON
     private final BsonTokens bsonTokens;  // null for JSON
     private final RecordParts parts = new RecordParts();
     /** Name of the field whose value is the current token (parsers forget it on START_OBJECT/ARRAY). */
     private String field;
 
-    private JacksonRecordReader(Format format, Source source, JsonParser json, BsonDocuments bson) {
+    private JacksonRecordReader(Format format, Source source, JsonTokens json, BsonDocuments bson) {
         super(format, source);
         this.json = json;
         this.bson = bson;
         this.bsonTokens = bson == null ? null : new BsonTokens();
     }
 
-    static JacksonRecordReader json(Source source) throws IOException {
-        return new JacksonRecordReader(Format.JSON, source, JSON.createParser(source), null);
+    static JacksonRecordReader json(Source source) {
+        // rows: two levels of JSON per map, one per list
+        return new JacksonRecordReader(Format.JSON, source, new JsonTokens(source, MAX_JSON_DEPTH, MAX_JSON_STRING),
+                null);
     }
 
     static JacksonRecordReader bson(Source source) {
@@ -707,9 +702,9 @@ final class JacksonRecordReader extends AbstractRecordReader {
     }
 
     // ---- the parser ---------------------------------------------------------------------------------------
-    // Jackson's JsonParser for JSON, BsonTokens for BSON, in JsonParser's meaning. A branch here rather than an
-    // interface with two implementations: JSON decoding is as fast as with the JsonParser called directly (a
-    // wrapper object in between cost it 2-3%).
+    // JsonTokens for JSON, BsonTokens for BSON, in Jackson's JsonParser's meaning. A branch here rather than an
+    // interface with two implementations (when JSON was read with Jackson's JsonParser, a wrapper object in between
+    // cost it 2-3%).
 
     /** The next token, or null at the end of the input. */
     private JsonToken nextToken() throws IOException {
@@ -766,12 +761,6 @@ final class JacksonRecordReader extends AbstractRecordReader {
 
     @Override
     public void close() throws IOException {
-        try {
-            if (json != null) {
-                json.close();
-            }
-        } finally {
-            super.close();
-        }
+        super.close();
     }
 }

@@ -675,6 +675,74 @@ class HostileInputTest {
                 utf8(head + "[".repeat(100_000) + "]".repeat(100_000) + "]}]")));
     }
 
+    /**
+     * The JSON tokens ({@link JsonTokens}): anything that is not strict RFC 8259 JSON in UTF-8 within the limits is
+     * corrupt, fast, in any property value, unknown field or field name; nothing hangs, nothing allocates for what
+     * has not arrived.
+     */
+    @Test
+    void jsonMalformedTokensAndUtf8AreCorrupt() {
+        String head = "[{\"record\":\"header\",\"version\":1,\"database\":\"d\",\"root\":\"\"},";
+        String node = "{\"record\":\"node\",\"id\":\"n\",\"labels\":[],\"properties\":{\"p\":%s}}";
+        String unknown = "{\"record\":\"node\",\"id\":\"n\",\"x\":%s,\"labels\":[],\"properties\":{}}";
+        String end = ",{\"record\":\"end\",\"nodes\":1,\"relationships\":0,\"truncated\":false}]";
+        List<String> bad = List.of("01", "-01", "-", "+1", ".5", "1.", "1e", "1e+", "0x10", "NaN", "Infinity",
+                "-Infinity", "tru", "truex", "nul", "'a'", "\"\\x\"", "\"\\u12G4\"", "\"\\U0041\"", "\"a\tb\"",
+                "\"\u0001\"", "[1,]", "[,1]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "[1 2]", "/* c */ 1", "# c\n1",
+                "\f1", "\u00a01", "\"\\ud800\":1", "1" + "0".repeat(1000), "1." + "0".repeat(1000),
+                "1e" + "0".repeat(1000), "[".repeat(300) + "]".repeat(300), "\"" + "x".repeat(100_000));
+        List<byte[]> streams = new ArrayList<>();
+        for (String v : bad) {
+            streams.add(utf8(head + String.format(node, v) + end));
+            streams.add(utf8(head + String.format(unknown, v) + end));
+        }
+        // malformed UTF-8 in a value, a skipped string and a name: overlong, surrogate, beyond U+10FFFF, stray bytes
+        byte[][] utf8 = {{(byte) 0xC0, (byte) 0x80}, {(byte) 0xC1, (byte) 0xBF}, {(byte) 0xE0, (byte) 0x9F, (byte) 0xBF},
+            {(byte) 0xED, (byte) 0xA0, (byte) 0x80}, {(byte) 0xF0, (byte) 0x8F, (byte) 0xBF, (byte) 0xBF},
+            {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, {(byte) 0xF5, (byte) 0x80, (byte) 0x80, (byte) 0x80},
+            {(byte) 0x80}, {(byte) 0xFF}, {(byte) 0xC3}, {(byte) 0xC3, (byte) 0x28}, {(byte) 0xE2, (byte) 0x82}};
+        for (byte[] b : utf8) {
+            for (String template : List.of(node, unknown, "{\"record\":\"node\",\"id\":\"n\",\"labels\":[],"
+                    + "\"properties\":{\"%s\":1}}")) {
+                String json = head + String.format(template, template.endsWith("{\"%s\":1}}") ? "@" : "\"a@b\"") + end;
+                int at = json.indexOf('@');
+                streams.add(concat(concat(utf8(json.substring(0, at)), b), utf8(json.substring(at + 1))));
+            }
+        }
+        // a raw control character in a base64 payload (Jackson's base64 reader skipped it), UTF-16 and UTF-32 input
+        streams.add(utf8(head + String.format(node, "{\"bytes\":\"AAH/\nf4A=\"}") + end));
+        String small = head + String.format(node, "1") + end;
+        streams.add(small.getBytes(StandardCharsets.UTF_16LE));
+        streams.add(small.getBytes(StandardCharsets.UTF_16BE));
+        streams.add(small.getBytes(java.nio.charset.Charset.forName("UTF-32")));
+        // limits: a name of 50,001 UTF-8 bytes, nesting of 217 JSON levels, a 100 MB string that never ends
+        streams.add(utf8(head + "{\"record\":\"node\",\"id\":\"n\",\"labels\":[],\"properties\":{\""
+                + "é".repeat(25_001) + "\":1}}" + end));
+        streams.add(utf8(head + String.format(unknown, "[".repeat(215) + "]".repeat(215)) + end));  // 217 levels
+        assertAllCorrupt(Format.JSON, streams);
+        assertTimeoutPreemptively(LIMIT, () -> assertCorrupt(Format.JSON, null, "an endless string",
+                new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(utf8(head + String.format(node, "\""))),
+                        new java.io.InputStream() {
+                            private long left = 100L << 20;
+
+                            @Override
+                            public int read() {
+                                return left-- > 0 ? 'x' : -1;
+                            }
+
+                            @Override
+                            public int read(byte[] b, int off, int len) {
+                                int n = (int) Math.min(len, left);
+                                if (n <= 0) {
+                                    return -1;
+                                }
+                                Arrays.fill(b, off, off + n, (byte) 'x');
+                                left -= n;
+                                return n;
+                            }
+                        })));
+    }
+
     @Test
     void bsonFarTooDeepRowsFailFast() throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -724,8 +792,16 @@ class HostileInputTest {
     // ---- helpers ------------------------------------------------------------------------------------------
 
     private static void assertCorrupt(Format format, byte[] bytes, String what) {
+        assertCorrupt(format, bytes, what, null);
+    }
+
+    private static void assertCorrupt(Format format, byte[] bytes, String what, InputStream in) {
         try {
-            Streams.decode(format, bytes);
+            if (in != null) {
+                Streams.decode(format, in);
+            } else {
+                Streams.decode(format, bytes);
+            }
             fail(what + ": decoded without error");
         } catch (CorruptStreamException expected) {
             // fine

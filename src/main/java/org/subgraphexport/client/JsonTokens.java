@@ -1,0 +1,966 @@
+package org.subgraphexport.client;
+
+import com.fasterxml.jackson.core.Base64Variants;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.subgraphexport.format.ValueSink;
+import org.subgraphexport.format.Wire;
+
+/**
+ * The tokens of a JSON stream read straight from its UTF-8 bytes, in the meaning of Jackson's {@link JsonParser}
+ * (the subset of its API {@link JacksonRecordReader} uses), for the {@code json} format. It replaces Jackson's
+ * parser there because decoding strings through Jackson (UTF-8 to a char buffer, then a String) was most of the
+ * JSON decoder's CPU: here an ASCII string without escapes that lies in the input buffer becomes a String with one
+ * Latin-1 copy (found eight bytes at a time), and field names and short values (labels, types, enum-like values)
+ * of up to 16 bytes come from small caches keyed by their bytes, seeded with the wire format's own strings so that
+ * the decoder's {@code switch} statements match them by identity.
+ *
+ * <p>It reads exactly RFC 8259 JSON, as Jackson's parser does with its default features, with the limits
+ * {@link JacksonRecordReader}'s Jackson configuration had: whitespace only space, tab, CR and LF; no comments, no
+ * single quotes, no unquoted names, no leading zeros or {@code +}, no {@code NaN}; in strings only the standard
+ * escapes (any four hex digits after <code>&#92;u</code>: in a string value a lone surrogate escape is a lone
+ * surrogate char, in a field name surrogate escapes must pair, as with Jackson) and no raw control characters;
+ * nesting at most {@code maxDepth} levels; numbers of at most {@link #MAX_NUMBER_LENGTH} digits (integer, fraction
+ * and exponent digits together, as Jackson counts); field names of at most {@link #MAX_NAME_LENGTH} UTF-8 bytes;
+ * string values of at most {@code maxStringLength} chars. A UTF-8 byte order mark at the start is skipped. Stricter
+ * than Jackson on malformed input only: UTF-8 is decoded strictly (overlong forms, encoded surrogates, code points
+ * above U+10FFFF and stray bytes are errors; Jackson took some of them), a base64 {@code bytes} string is an
+ * ordinary JSON string (Jackson's streaming base64 reader skipped raw control characters in it), and the input must
+ * be UTF-8 (Jackson also detected UTF-16 and UTF-32).
+ *
+ * <p>Strings are read lazily, like Jackson's: a VALUE_STRING token is only the opening quote; {@link #getText} or
+ * {@link #getBinaryValue} read the rest, and the next token skips it (checked, not kept, not limited in length, as
+ * Jackson skips) if neither was called. Every error is a {@link DecodeException}, or an {@link EOFException} if the
+ * input ends inside the JSON; memory is a constant plus what the bytes that arrived need.
+ */
+final class JsonTokens {
+    /** Jackson's default {@code StreamReadConstraints.DEFAULT_MAX_NUM_LEN}. */
+    static final int MAX_NUMBER_LENGTH = 1000;
+    /** Jackson's default {@code StreamReadConstraints.DEFAULT_MAX_NAME_LEN} (UTF-8 bytes of the name). */
+    static final int MAX_NAME_LENGTH = 50_000;
+
+    private static final int BUFFER = 1 << 16;
+    /** Bytes after the buffer's last input byte, so that 8 bytes can be read as one long from any input byte. */
+    private static final int PADDING = 8;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+    private static final int NAME_SLOTS = 512;
+    private static final int NAME_PROBES = 4;
+    private static final int MAX_CACHED_NAME = 64;
+    /**
+     * The wire format's own strings (field names, record kinds, value tags, vector kinds, ...), the instances the
+     * decoder's {@code switch} statements hold, so that a name or short value found in the caches matches them by
+     * identity.
+     */
+    private static final ShortStrings CANONICAL = new ShortStrings(1024);
+
+    static {
+        java.util.List<String> canonical = new java.util.ArrayList<>();
+        for (java.lang.reflect.Field f : Wire.Json.class.getFields()) {
+            if (f.getType() == String.class && java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+                try {
+                    canonical.add((String) f.get(null));
+                } catch (IllegalAccessException e) {
+                    throw new ExceptionInInitializerError(e);
+                }
+            }
+        }
+        for (ValueSink.ArrayKind k : ValueSink.ArrayKind.values()) {
+            canonical.add(Wire.Json.arrayTag(k));
+        }
+        for (ValueSink.VectorKind k : ValueSink.VectorKind.values()) {
+            canonical.add(k.name());
+        }
+        for (String c : canonical) {
+            byte[] b = Arrays.copyOf(c.getBytes(StandardCharsets.ISO_8859_1), c.length() + PADDING);
+            if (c.length() <= ShortStrings.MAX_LENGTH) {
+                CANONICAL.put(b, 0, c.length(), c);
+            }
+        }
+    }
+    /** Scratch arrays above this size are dropped after use rather than kept for the next string. */
+    private static final int KEEP_SCRATCH = 1 << 16;
+    /** Exact powers of ten as doubles (10^22 is the largest that is exact). */
+    private static final double[] POWERS = new double[23];
+
+    static {
+        double p = 1;
+        for (int i = 0; i < POWERS.length; i++) {
+            POWERS[i] = p;
+            p *= 10;
+        }
+    }
+
+    private final InputStream in;
+    private final int maxDepth;
+    private final int maxStringLength;
+
+    private final byte[] buf = new byte[BUFFER + PADDING];
+    private int pos;
+    private int end;
+    private boolean eof;
+    private boolean started;
+
+    /** Open containers: true for an object; and whether each has had an element yet. */
+    private final boolean[] objects;
+    private final boolean[] filled;
+    private int depth;
+    private boolean rootDone;
+
+    private JsonToken current;
+    /** The current VALUE_STRING has not been read beyond its opening quote. */
+    private boolean stringPending;
+    private String name;
+    private String text;
+
+    /** The current number's text (ASCII): sign, digits, '.', 'e', as in the input. */
+    private byte[] number = new byte[32];
+    private int numberLength;
+    /** VALUE_NUMBER_INT: its value, if {@link #numberType} is INT or LONG. */
+    private long longValue;
+    private JsonParser.NumberType numberType;
+    /** VALUE_NUMBER_FLOAT: the decimal significand's digits (if at most 18, else -1), and the decimal exponent. */
+    private long significand;
+    private int exponent;
+    private boolean negative;
+
+    private char[] chars = new char[256];
+
+    /** Field names and string values of up to 16 bytes seen before (seeded with {@link #CANONICAL}). */
+    private final ShortStrings shortNames = new ShortStrings(CANONICAL);
+    private final ShortStrings shortValues = new ShortStrings(CANONICAL);
+    /** Longer names: each one's bytes as little-endian longs (the last one zero-padded), its length, its String. */
+    private final long[][] nameWords = new long[NAME_SLOTS][];
+    private final int[] nameLengths = new int[NAME_SLOTS];
+    private final String[] names = new String[NAME_SLOTS];
+
+    JsonTokens(InputStream in, int maxDepth, int maxStringLength) {
+        this.in = in;
+        this.maxDepth = maxDepth;
+        this.maxStringLength = maxStringLength;
+        this.objects = new boolean[maxDepth];
+        this.filled = new boolean[maxDepth];
+    }
+
+    // ---- input ----------------------------------------------------------------------------------------------
+
+    /** Reads more input after {@code end} (compacting the buffer first if it is full); false at its end. */
+    private boolean fill() throws IOException {
+        if (eof) {
+            return false;
+        }
+        if (end == BUFFER) {
+            if (pos == 0) {
+                throw new IllegalStateException("JSON buffer full");  // callers never hold more than a token
+            }
+            System.arraycopy(buf, pos, buf, 0, end - pos);
+            end -= pos;
+            pos = 0;
+        }
+        int n;
+        do {
+            n = in.read(buf, end, BUFFER - end);
+        } while (n == 0);
+        if (n < 0) {
+            eof = true;
+            return false;
+        }
+        end += n;
+        return true;
+    }
+
+    /** The next byte (0..255), consumed; EOFException at the end of the input. */
+    private int next() throws IOException {
+        if (pos == end) {
+            pos = end = 0;
+            if (!fill()) {
+                throw new EOFException("JSON input ends inside a token");
+            }
+        }
+        return buf[pos++] & 0xFF;
+    }
+
+    /** The next byte (0..255) without consuming it, or -1 at the end of the input. */
+    private int peek() throws IOException {
+        if (pos == end) {
+            pos = end = 0;
+            if (!fill()) {
+                return -1;
+            }
+        }
+        return buf[pos] & 0xFF;
+    }
+
+    /** Skips whitespace; the next byte, consumed, or -1 at the end of the input. */
+    private int nextNonSpace() throws IOException {
+        while (true) {
+            byte[] b = buf;
+            int p = pos;
+            int e = end;
+            while (p < e) {
+                int c = b[p++] & 0xFF;
+                if (c > ' ') {
+                    pos = p;
+                    return c;
+                }
+                if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+                    pos = p;
+                    throw new DecodeException("illegal character (code " + c + ") between JSON tokens: only space, "
+                            + "tab, CR and LF are allowed");
+                }
+            }
+            pos = end = 0;
+            if (!fill()) {
+                return -1;
+            }
+        }
+    }
+
+    // ---- tokens ---------------------------------------------------------------------------------------------
+
+    /** The next token, or null at the end of the input after the top-level value. */
+    JsonToken nextToken() throws IOException {
+        if (stringPending) {
+            skipString();
+        }
+        if (current == JsonToken.FIELD_NAME) {
+            return current = value(token());
+        }
+        int d = depth - 1;
+        if (d < 0) {
+            return current = root();
+        }
+        int c = token();
+        if (c < 0) {
+            throw new EOFException("JSON input ends inside an " + (objects[d] ? "object" : "array"));
+        }
+        boolean object = objects[d];
+        if (c == (object ? '}' : ']')) {
+            depth = d;
+            return current = object ? JsonToken.END_OBJECT : JsonToken.END_ARRAY;
+        }
+        if (filled[d]) {
+            if (c != ',') {
+                throw new DecodeException("expected ',' or '" + (object ? '}' : ']') + "' in a JSON "
+                        + (object ? "object" : "array") + ", found " + describe(c));
+            }
+            c = nextNonSpace();
+            if (c < 0) {
+                throw new EOFException("JSON input ends after ','");
+            }
+        } else {
+            filled[d] = true;
+        }
+        if (!object) {
+            return current = value(c);
+        }
+        if (c != '"') {
+            throw new DecodeException("expected a field name in a JSON object, found " + describe(c));
+        }
+        name = name();
+        if (pos < end && buf[pos] == ':') {
+            pos++;
+            return current = JsonToken.FIELD_NAME;
+        }
+        int colon = nextNonSpace();
+        if (colon != ':') {
+            if (colon < 0) {
+                throw new EOFException("JSON input ends after a field name");
+            }
+            throw new DecodeException("expected ':' after a field name, found " + describe(colon));
+        }
+        return current = JsonToken.FIELD_NAME;
+    }
+
+    /** The first byte of the next token, consumed (-1 at the end of the input): {@link #nextNonSpace}, inlined. */
+    private int token() throws IOException {
+        int p = pos;
+        if (p < end) {
+            int c = buf[p] & 0xFF;
+            if (c > ' ') {
+                pos = p + 1;
+                return c;
+            }
+        }
+        return nextNonSpace();
+    }
+
+    /** The token at the top level: the start of the value (after a byte order mark), or null after it. */
+    private JsonToken root() throws IOException {
+        if (!started) {
+            started = true;
+            skipByteOrderMark();
+        }
+        int c = nextNonSpace();
+        if (c < 0) {
+            return null;
+        }
+        if (rootDone) {
+            throw new DecodeException("content after the top-level JSON value");
+        }
+        rootDone = true;
+        return value(c);
+    }
+
+    private void skipByteOrderMark() throws IOException {
+        if (peek() == 0xEF) {
+            pos++;
+            if (next() != 0xBB || next() != 0xBF) {
+                throw new DecodeException("JSON input starts with a broken UTF-8 byte order mark");
+            }
+        }
+    }
+
+    /** The value token starting with {@code c} (consumed). */
+    private JsonToken value(int c) throws IOException {
+        switch (c) {
+            case '"' -> {
+                stringPending = true;
+                return JsonToken.VALUE_STRING;
+            }
+            case '{', '[' -> {
+                if (depth == maxDepth) {
+                    throw new DecodeException("JSON nesting depth " + (depth + 1) + " exceeds the maximum allowed ("
+                            + maxDepth + ")");
+                }
+                objects[depth] = c == '{';
+                filled[depth++] = false;
+                return c == '{' ? JsonToken.START_OBJECT : JsonToken.START_ARRAY;
+            }
+            case 't' -> {
+                literal("true");
+                return JsonToken.VALUE_TRUE;
+            }
+            case 'f' -> {
+                literal("false");
+                return JsonToken.VALUE_FALSE;
+            }
+            case 'n' -> {
+                literal("null");
+                return JsonToken.VALUE_NULL;
+            }
+            case -1 -> throw new EOFException("JSON input ends where a value was expected");
+            default -> {
+                if (c == '-' || (c >= '0' && c <= '9')) {
+                    return number(c);
+                }
+                throw new DecodeException("unexpected " + describe(c) + " where a JSON value was expected");
+            }
+        }
+    }
+
+    /** The rest of {@code word}, whose first letter has been read. */
+    private void literal(String word) throws IOException {
+        for (int i = 1; i < word.length(); i++) {
+            int c = next();
+            if (c != word.charAt(i)) {
+                throw new DecodeException("unrecognized token: expected '" + word + "', found " + describe(c)
+                        + " after '" + word.substring(0, i) + "'");
+            }
+        }
+        int c = peek();
+        if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '$'
+                || c >= 0x80) {
+            throw new DecodeException("unrecognized token starting with '" + word + "'");
+        }
+    }
+
+    private static String describe(int c) {
+        return c < 0 ? "the end of the input" : c >= ' ' && c < 0x7F ? "'" + (char) c + "'" : "byte " + c;
+    }
+
+    // ---- numbers ----------------------------------------------------------------------------------------------
+
+    /**
+     * A number starting with {@code first} (consumed): {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?}, as
+     * Jackson reads it: at most {@link #MAX_NUMBER_LENGTH} digits in all; an integer is VALUE_NUMBER_INT, anything
+     * with a fraction or exponent VALUE_NUMBER_FLOAT.
+     */
+    private JsonToken number(int first) throws IOException {
+        numberLength = 0;
+        int digits = 0;  // counted as Jackson does: integer, fraction and exponent digits
+        negative = first == '-';
+        int c = first;
+        if (negative) {
+            append(c);
+            c = next();
+            if (c < '0' || c > '9') {
+                throw new DecodeException("expected a digit after '-' in a JSON number, found " + describe(c));
+            }
+        }
+        // integer part
+        long value = 0;
+        boolean overflow = false;  // |value| beyond 18 digits: the significand is not kept
+        int intDigits = 0;
+        append(c);
+        digits++;
+        intDigits++;
+        value = c - '0';
+        c = peek();
+        if (first == '0' || (negative && value == 0)) {
+            if (c >= '0' && c <= '9') {
+                throw new DecodeException("leading zeros in a JSON number");
+            }
+        } else {
+            while (c >= '0' && c <= '9') {
+                pos++;
+                if (++digits > MAX_NUMBER_LENGTH) {
+                    throw tooLong(digits);
+                }
+                append(c);
+                if (intDigits++ < 18) {
+                    value = value * 10 + (c - '0');
+                } else {
+                    overflow = true;
+                }
+                c = peek();
+            }
+        }
+        if (c != '.' && c != 'e' && c != 'E') {
+            significand = -1;
+            if (!overflow) {
+                longValue = negative ? -value : value;
+                numberType = longValue == (int) longValue ? JsonParser.NumberType.INT : JsonParser.NumberType.LONG;
+            } else {
+                integerBeyond18Digits();
+            }
+            return JsonToken.VALUE_NUMBER_INT;
+        }
+        // fraction and exponent: the significand's digits (up to 18) and the power of ten they are scaled by
+        int scale = 0;
+        if (c == '.') {
+            pos++;
+            append(c);
+            c = peek();
+            if (c < '0' || c > '9') {
+                throw new DecodeException("expected a digit after '.' in a JSON number, found " + describe(c));
+            }
+            while (c >= '0' && c <= '9') {
+                pos++;
+                if (++digits > MAX_NUMBER_LENGTH) {
+                    throw tooLong(digits);
+                }
+                append(c);
+                if (!overflow && value < 100_000_000_000_000_000L) {
+                    value = value * 10 + (c - '0');
+                    scale--;
+                } else if (c != '0') {
+                    overflow = true;
+                }
+                c = peek();
+            }
+        }
+        int exp = 0;
+        boolean expOverflow = false;
+        if (c == 'e' || c == 'E') {
+            pos++;
+            append(c);
+            c = next();
+            boolean expNegative = false;
+            if (c == '-' || c == '+') {
+                append(c);
+                expNegative = c == '-';
+                c = next();
+            }
+            if (c < '0' || c > '9') {
+                throw new DecodeException("expected a digit in the exponent of a JSON number, found "
+                        + describe(c));
+            }
+            while (true) {
+                if (++digits > MAX_NUMBER_LENGTH) {
+                    throw tooLong(digits);
+                }
+                append(c);
+                if (exp < 100_000) {
+                    exp = exp * 10 + (c - '0');
+                } else {
+                    expOverflow = true;
+                }
+                c = peek();
+                if (c < '0' || c > '9') {
+                    break;
+                }
+                pos++;
+            }
+            if (expNegative) {
+                exp = -exp;
+            }
+        }
+        significand = overflow || expOverflow ? -1 : value;
+        exponent = scale + exp;
+        return JsonToken.VALUE_NUMBER_FLOAT;
+    }
+
+    /** An integer token of more than 18 digits: LONG if it fits, else BIG_INTEGER (as Jackson types it). */
+    private void integerBeyond18Digits() {
+        try {
+            longValue = Long.parseLong(numberText());
+            numberType = JsonParser.NumberType.LONG;
+        } catch (NumberFormatException e) {
+            numberType = JsonParser.NumberType.BIG_INTEGER;
+        }
+    }
+
+    private DecodeException tooLong(int digits) {
+        return new DecodeException("JSON number of more than " + MAX_NUMBER_LENGTH + " digits (" + digits
+                + " so far)");
+    }
+
+    private void append(int c) {
+        if (numberLength == number.length) {
+            number = Arrays.copyOf(number, numberLength * 2);  // at most ~2 * MAX_NUMBER_LENGTH + 4
+        }
+        number[numberLength++] = (byte) c;
+    }
+
+    private String numberText() {
+        return new String(number, 0, numberLength, StandardCharsets.ISO_8859_1);
+    }
+
+    // ---- strings ----------------------------------------------------------------------------------------------
+
+    /** A field name, its opening quote read: the cached String for plain ASCII names seen before. */
+    private String name() throws IOException {
+        byte[] b = buf;
+        int start = pos;
+        int stop = special(b, start, Math.min(end, start + MAX_CACHED_NAME));
+        if (stop < 0 || b[stop] != '"') {
+            return readString(MAX_NAME_LENGTH, true);  // long, escaped, non-ASCII, or not all in the buffer
+        }
+        pos = stop + 1;
+        int length = stop - start;
+        if (length <= ShortStrings.MAX_LENGTH) {
+            return shortNames.get(b, start, length);
+        }
+        long h = length;
+        for (int i = 0; i < length; i += 8) {
+            h = (h ^ word(b, start + i, length - i)) * 0x9E3779B97F4A7C15L;
+        }
+        int first = (int) (h >>> (Long.SIZE - Integer.numberOfTrailingZeros(NAME_SLOTS)));
+        int free = -1;
+        for (int i = 0, s = first; i < NAME_PROBES; i++, s = (s + 1) & (NAME_SLOTS - 1)) {
+            long[] k = nameWords[s];
+            if (k == null) {
+                free = s;
+                break;
+            }
+            if (nameLengths[s] == length && sameWords(k, b, start, length)) {
+                return names[s];
+            }
+        }
+        String n = new String(b, start, length, StandardCharsets.ISO_8859_1);
+        long[] k = new long[(length + 7) >>> 3];
+        for (int i = 0; i < length; i += 8) {
+            k[i >>> 3] = word(b, start + i, length - i);
+        }
+        int s = free >= 0 ? free : first;
+        nameWords[s] = k;
+        nameLengths[s] = length;
+        names[s] = n;
+        return n;
+    }
+
+    private static boolean sameWords(long[] k, byte[] b, int start, int length) {
+        for (int i = 0; i < length; i += 8) {
+            if (k[i >>> 3] != word(b, start + i, length - i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The {@code min(8, left)} bytes at {@code i} as a little-endian long, zero-padded. */
+    private static long word(byte[] b, int i, int left) {
+        long w = (long) LONGS.get(b, i);
+        return left >= 8 ? w : w & ((1L << (left << 3)) - 1);
+    }
+
+    /**
+     * The index of the first byte in {@code b[from..to)} that ends a plain ASCII run in a string: a quote, a
+     * backslash, a control character or a non-ASCII byte; -1 if there is none. Eight bytes at a time (reads up to
+     * 7 bytes beyond {@code to}, within the buffer's padding, and ignores them).
+     */
+    private static int special(byte[] b, int from, int to) {
+        for (int p = from; p < to; p += 8) {
+            long x = (long) LONGS.get(b, p);
+            long q = x ^ 0x2222222222222222L;  // zero where '"'
+            long s = x ^ 0x5C5C5C5C5C5C5C5CL;  // zero where '\\'
+            // per byte, the high bit: a zero byte of q or s, a byte below 0x20 (borrows), or a byte >= 0x80;
+            // exact for the lowest flagged byte (a borrow only flags bytes above a flagged one)
+            long t = (((q - ONES) & ~q) | ((s - ONES) & ~s) | (x - 0x2020202020202020L) | x) & HIGHS;
+            if (t != 0) {
+                int i = p + (Long.numberOfTrailingZeros(t) >>> 3);
+                return i < to ? i : -1;
+            }
+        }
+        return -1;
+    }
+
+    /** The current VALUE_STRING's text, read now if it has not been. */
+    private String stringValue() throws IOException {
+        if (stringPending) {
+            stringPending = false;
+            text = string();
+        }
+        return text;
+    }
+
+    /** A string value, its opening quote read. */
+    private String string() throws IOException {
+        byte[] b = buf;
+        int start = pos;
+        int stop = special(b, start, end);
+        if (stop >= 0 && b[stop] == '"') {
+            pos = stop + 1;
+            int length = stop - start;  // within the length limit: the buffer is shorter
+            return length <= ShortStrings.MAX_LENGTH ? shortValues.get(b, start, length)
+                    : new String(b, start, length, StandardCharsets.ISO_8859_1);
+        }
+        return readString(maxStringLength, false);  // escaped, non-ASCII, or not all in the buffer
+    }
+
+    /**
+     * A string, its opening quote read, decoded into {@link #chars}: escapes, strict UTF-8, refilling the buffer as
+     * needed. At most {@code max} chars (a value) or, for a name, {@code max} UTF-8 bytes.
+     */
+    private String readString(int max, boolean isName) throws IOException {
+        char[] cs = chars;
+        int n = 0;
+        long bytes = 0;  // UTF-8 length of a name, as Jackson measures it
+        while (true) {
+            int c = next();
+            if (c == '"') {
+                break;
+            }
+            int need;  // chars this step adds
+            if (c < 0x80) {
+                if (c == '\\') {
+                    c = escape();
+                } else if (c < ' ') {
+                    throw controlCharacter(c, isName);
+                }
+                need = 1;
+            } else {
+                c = multiByte(c);
+                need = c >= 0x10000 ? 2 : 1;
+            }
+            if (isName) {
+                if (c >= 0xD800 && c <= 0xDFFF) {
+                    c = nameSurrogates(c);
+                    need = 2;
+                }
+                bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+                if (bytes > max) {
+                    throw new DecodeException("JSON field name longer than " + max + " UTF-8 bytes");
+                }
+            } else if (n + need > max) {
+                throw new DecodeException("JSON string longer than " + max + " chars");
+            }
+            if (n + need > cs.length) {
+                // grows with the chars that arrived; never beyond the limit (names: chars <= UTF-8 bytes)
+                cs = chars = Arrays.copyOf(cs, (int) Math.min(Math.max(n + need, cs.length * 2L), max));
+            }
+            if (need == 1) {
+                cs[n++] = (char) c;
+            } else {
+                cs[n++] = Character.highSurrogate(c);
+                cs[n++] = Character.lowSurrogate(c);
+            }
+        }
+        String s = new String(cs, 0, n);
+        if (cs.length > KEEP_SCRATCH) {
+            chars = new char[256];
+        }
+        return s;
+    }
+
+    /**
+     * In a field name, an escaped surrogate {@code c} must be the high one of an escaped pair, whose low one it
+     * reads (Jackson's rule for names; in string values lone surrogate escapes are chars like others). Raw UTF-8
+     * never gets here: {@link #multiByte} rejects encoded surrogates.
+     */
+    private int nameSurrogates(int c) throws IOException {
+        if (c >= 0xDC00) {
+            throw new DecodeException(String.format("unexpected low surrogate escape in a JSON field name: 0x%04x", c));
+        }
+        if (next() != '\\' || next() != 'u') {
+            throw new DecodeException("broken surrogate pair in a JSON field name");
+        }
+        int low = escapeHex();
+        if (low < 0xDC00 || low > 0xDFFF) {
+            throw new DecodeException("broken surrogate pair in a JSON field name");
+        }
+        return Character.toCodePoint((char) c, (char) low);
+    }
+
+    /** Skips the current string (its opening quote read), checking it as {@link #readString} would, but unbounded. */
+    private void skipString() throws IOException {
+        stringPending = false;
+        while (true) {
+            int p = special(buf, pos, end);
+            if (p >= 0) {
+                pos = p;
+                int c = next();
+                if (c == '"') {
+                    return;
+                }
+                if (c == '\\') {
+                    escape();
+                } else if (c >= 0x80) {
+                    multiByte(c);
+                } else {
+                    throw controlCharacter(c, false);
+                }
+            } else {
+                pos = end = 0;
+                if (!fill()) {
+                    throw new EOFException("JSON input ends inside a string");
+                }
+            }
+        }
+    }
+
+    private static DecodeException controlCharacter(int c, boolean isName) {
+        return new DecodeException("unescaped control character (code " + c + ") in a JSON "
+                + (isName ? "field name" : "string"));
+    }
+
+    /** The char of an escape sequence, its backslash read. */
+    private int escape() throws IOException {
+        int c = next();
+        return switch (c) {
+            case '"', '\\', '/' -> c;
+            case 'b' -> '\b';
+            case 'f' -> '\f';
+            case 'n' -> '\n';
+            case 'r' -> '\r';
+            case 't' -> '\t';
+            case 'u' -> escapeHex();
+            default -> throw new DecodeException("unrecognized escape '\\" + (char) c + "' in a JSON string");
+        };
+    }
+
+    /** The four hex digits of a unicode escape, its {@code u} read. */
+    private int escapeHex() throws IOException {
+        int v = 0;
+        for (int i = 0; i < 4; i++) {
+            int h = next();
+            int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                    : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+            if (d < 0) {
+                throw new DecodeException("expected a hex digit in a JSON \\u escape, found " + describe(h));
+            }
+            v = v << 4 | d;
+        }
+        return v;
+    }
+
+    /** The code point of a multi-byte UTF-8 sequence starting with {@code c} (read), decoded strictly. */
+    private int multiByte(int c) throws IOException {
+        if (c >= 0xC2 && c <= 0xDF) {
+            return (c & 0x1F) << 6 | continuation(0x80, 0xBF);
+        }
+        if (c >= 0xE0 && c <= 0xEF) {
+            int lo = c == 0xE0 ? 0xA0 : 0x80;
+            int hi = c == 0xED ? 0x9F : 0xBF;  // no surrogates
+            int c2 = continuation(lo, hi);
+            return (c & 0x0F) << 12 | c2 << 6 | continuation(0x80, 0xBF);
+        }
+        if (c >= 0xF0 && c <= 0xF4) {
+            int lo = c == 0xF0 ? 0x90 : 0x80;
+            int hi = c == 0xF4 ? 0x8F : 0xBF;  // at most U+10FFFF
+            int c2 = continuation(lo, hi);
+            int c3 = continuation(0x80, 0xBF);
+            return (c & 0x07) << 18 | c2 << 12 | c3 << 6 | continuation(0x80, 0xBF);
+        }
+        throw new DecodeException(String.format("invalid UTF-8 start byte 0x%02x in a JSON string", c));
+    }
+
+    /** The 6 payload bits of the next byte, which must be in {@code lo..hi}. */
+    private int continuation(int lo, int hi) throws IOException {
+        int c = next();
+        if (c < lo || c > hi) {
+            throw new DecodeException(String.format("invalid UTF-8 continuation byte 0x%02x in a JSON string", c));
+        }
+        return c & 0x3F;
+    }
+
+    // ---- the current token --------------------------------------------------------------------------------
+
+    JsonToken currentToken() {
+        return current;
+    }
+
+    /** The field name, on a FIELD_NAME token. */
+    String currentName() {
+        return current == JsonToken.FIELD_NAME ? name : null;
+    }
+
+    /** On START_OBJECT or START_ARRAY: moves to the matching end token; else nothing. */
+    void skipChildren() throws IOException {
+        if (current == JsonToken.START_OBJECT || current == JsonToken.START_ARRAY) {
+            for (int outside = depth - 1; depth > outside; ) {
+                if (nextToken() == null) {
+                    throw new EOFException("JSON input ends inside a skipped value");
+                }
+            }
+        }
+    }
+
+    /** The text of the current token (a string's value, a name, a number as written), or null. */
+    String getText() throws IOException {
+        if (current == null) {
+            return null;
+        }
+        return switch (current) {
+            case VALUE_STRING -> stringValue();
+            case FIELD_NAME -> name;
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> numberText();
+            default -> current.asString();
+        };
+    }
+
+    JsonParser.NumberType getNumberType() {
+        if (current == JsonToken.VALUE_NUMBER_INT) {
+            return numberType;
+        }
+        return current == JsonToken.VALUE_NUMBER_FLOAT ? JsonParser.NumberType.DOUBLE : null;
+    }
+
+    /** An integer token that fits a long (callers check {@link #getNumberType} first). */
+    long getLongValue() throws IOException {
+        if (current != JsonToken.VALUE_NUMBER_INT || numberType == JsonParser.NumberType.BIG_INTEGER) {
+            throw new DecodeException("not a JSON integer in the long range: " + getText());
+        }
+        return longValue;
+    }
+
+    /** A number as a double: correctly rounded from its decimal text, as {@link Double#parseDouble} does. */
+    double getDoubleValue() throws IOException {
+        if (current == JsonToken.VALUE_NUMBER_INT && numberType != JsonParser.NumberType.BIG_INTEGER) {
+            return (double) longValue;
+        }
+        if (current == JsonToken.VALUE_NUMBER_FLOAT) {
+            long m = significand;
+            int e = exponent;
+            // Exact operands, one correctly rounded operation: the same double as parsing the text.
+            if (m >= 0 && m < (1L << 53) && e >= -22 && e <= 22) {
+                double d = e >= 0 ? (double) m * POWERS[e] : (double) m / POWERS[-e];
+                return negative ? -d : d;
+            }
+        } else {
+            number();
+        }
+        return Double.parseDouble(numberText());
+    }
+
+    /** A number as a float: correctly rounded from its decimal text, as {@link Float#parseFloat} does. */
+    float getFloatValue() throws IOException {
+        if (current == JsonToken.VALUE_NUMBER_INT && numberType != JsonParser.NumberType.BIG_INTEGER) {
+            return (float) longValue;
+        }
+        number();
+        return Float.parseFloat(numberText());
+    }
+
+    private void number() throws DecodeException {
+        if (current != JsonToken.VALUE_NUMBER_INT && current != JsonToken.VALUE_NUMBER_FLOAT) {
+            throw new DecodeException("expected a JSON number, found " + current);
+        }
+    }
+
+    /** JSON has no embedded objects. */
+    Object getEmbeddedObject() {
+        return null;
+    }
+
+    /** The bytes of a base64 string (Jackson's default variant, its rules for padding and whitespace). */
+    byte[] getBinaryValue() throws IOException {
+        if (current != JsonToken.VALUE_STRING) {
+            throw new DecodeException("expected a base64 JSON string, found " + current);
+        }
+        try {
+            return Base64Variants.getDefaultVariant().decode(stringValue());
+        } catch (IllegalArgumentException e) {
+            throw new DecodeException("malformed base64 in a JSON string: " + e.getMessage());
+        }
+    }
+
+    /**
+     * A cache of ASCII strings of at most 16 bytes, keyed by their bytes as two little-endian longs: a recurring
+     * label, type, key or enum-like value costs a lookup instead of a String. Bounded: each lookup probes two slots,
+     * and a new string that finds neither free replaces the first.
+     */
+    static final class ShortStrings {
+        static final int MAX_LENGTH = 16;
+        private final long[] words0;
+        private final long[] words1;
+        /** Length + 1 of each slot's string; 0 for a free slot. */
+        private final int[] lengths;
+        private final String[] strings;
+        private final int shift;
+
+        ShortStrings(int slots) {
+            words0 = new long[slots];
+            words1 = new long[slots];
+            lengths = new int[slots];
+            strings = new String[slots];
+            shift = Long.SIZE - Integer.numberOfTrailingZeros(slots);
+        }
+
+        ShortStrings(ShortStrings template) {
+            words0 = template.words0.clone();
+            words1 = template.words1.clone();
+            lengths = template.lengths.clone();
+            strings = template.strings.clone();
+            shift = template.shift;
+        }
+
+        /** The string of the ASCII bytes {@code b[start..start+length)} (length at most 16, 8 bytes readable after). */
+        String get(byte[] b, int start, int length) {
+            long w0 = word(b, start, length);
+            long w1 = length > 8 ? word(b, start + 8, length - 8) : 0;
+            int s = slot(w0, w1, length);
+            int mask = lengths.length - 1;
+            for (int i = 0; i < 2; i++, s = (s + 1) & mask) {
+                if (lengths[s] == length + 1 && words0[s] == w0 && words1[s] == w1) {
+                    return strings[s];
+                }
+            }
+            String string = new String(b, start, length, StandardCharsets.ISO_8859_1);
+            put(w0, w1, length, string);
+            return string;
+        }
+
+        void put(byte[] b, int start, int length, String string) {
+            long w0 = word(b, start, length);
+            put(w0, length > 8 ? word(b, start + 8, length - 8) : 0, length, string);
+        }
+
+        private void put(long w0, long w1, int length, String string) {
+            int first = slot(w0, w1, length);
+            int s = lengths[first] == 0 ? first : (first + 1) & (lengths.length - 1);
+            if (lengths[s] != 0) {
+                s = first;
+            }
+            words0[s] = w0;
+            words1[s] = w1;
+            lengths[s] = length + 1;
+            strings[s] = string;
+        }
+
+        private int slot(long w0, long w1, int length) {
+            long h = (w0 ^ Long.rotateLeft(w1, 29) ^ length) * 0x9E3779B97F4A7C15L;
+            return (int) (h >>> shift);
+        }
+    }
+}
