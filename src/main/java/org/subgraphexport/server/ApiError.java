@@ -18,6 +18,7 @@ public final class ApiError extends WebApplicationException {
     private static final JsonFactory JSON = new JsonFactory();
 
     public static final String INVALID_PARAMETER = "Export.InvalidParameter";
+    public static final String BODY_TOO_LARGE = "Export.BodyTooLarge";
     public static final String UNKNOWN_FORMAT = "Export.UnknownFormat";
     public static final String ROOT_NOT_FOUND = "Export.RootNotFound";
     public static final String AMBIGUOUS_ROOT = "Export.AmbiguousRoot";

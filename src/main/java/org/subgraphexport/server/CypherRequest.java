@@ -6,10 +6,12 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.ws.rs.core.Response;
 
 /**
  * The body of {@code POST /{format}/cypher}: {@code {"query": "...", "params": {...}}}. Parameters are JSON
@@ -20,6 +22,11 @@ import java.util.Map;
  */
 record CypherRequest(String query, Map<String, Object> params) {
     static final int MAX_BODY_BYTES = 16 << 20;
+    /**
+     * How much of a body beyond {@link #MAX_BODY_BYTES} is read (and dropped) before the refusal, so that a client
+     * still sending it sees the answer rather than a reset connection; anything longer is not read at all.
+     */
+    static final long MAX_DRAINED_BYTES = 64L << 20;
     static final int MAX_DEPTH = 64;
     private static final JsonFactory JSON = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder()
@@ -29,6 +36,30 @@ record CypherRequest(String query, Map<String, Object> params) {
                     .build())
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
+
+    /**
+     * The body, read from the request: at most {@link #MAX_BODY_BYTES} are kept. A longer one is refused with 413
+     * {@code Export.BodyTooLarge} after reading up to {@link #MAX_DRAINED_BYTES} more into a small scratch buffer,
+     * so a large body costs no heap (JAX-RS, given a {@code byte[]} parameter, read it whole first).
+     */
+    static byte[] read(InputStream in) {
+        try {
+            byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+            if (body.length <= MAX_BODY_BYTES) {
+                return body;
+            }
+            byte[] scratch = new byte[64 << 10];
+            for (long drained = 0; drained < MAX_DRAINED_BYTES; ) {
+                int n = in.read(scratch);
+                if (n < 0) break;
+                drained += n;
+            }
+            throw new ApiError(Response.Status.REQUEST_ENTITY_TOO_LARGE, ApiError.BODY_TOO_LARGE,
+                    "body larger than " + MAX_BODY_BYTES + " bytes");
+        } catch (IOException e) {
+            throw ApiError.badParameter("cannot read the body: " + e.getMessage());
+        }
+    }
 
     static CypherRequest parse(byte[] body) {
         if (body == null || body.length == 0) {

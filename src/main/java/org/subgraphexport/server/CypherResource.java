@@ -1,5 +1,6 @@
 package org.subgraphexport.server;
 
+import java.io.InputStream;
 import java.util.Set;
 import javax.servlet.http.HttpServletRequest;
 import javax.ws.rs.POST;
@@ -87,7 +88,7 @@ public final class CypherResource {
 
     @POST
     public Response cypher(@PathParam("format") String formatName, @Context UriInfo uri,
-            @Context HttpServletRequest httpRequest, byte[] body) {
+            @Context HttpServletRequest httpRequest, InputStream body) {
         Format format = Formats.require(formatName);
         RequestParameters params = new RequestParameters(uri, PARAMETERS);
         String mode = params.get("mode");
@@ -97,7 +98,7 @@ public final class CypherResource {
         }
         boolean rows = "rows".equals(mode);
         ExportLimits limits = ExportLimits.of(config, params);
-        CypherRequest request = CypherRequest.parse(body);
+        CypherRequest request = CypherRequest.parse(CypherRequest.read(body));
         Caller caller = Caller.of(httpRequest);
         GraphDatabaseService db = databases.require(params.get("db"));
 

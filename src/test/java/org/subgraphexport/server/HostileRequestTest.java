@@ -305,7 +305,8 @@ class HostileRequestTest {
     static Stream<Case> cypherCases() {
         return Stream.of(
                 // the body
-                c("body 20 MB", () -> cypher("{\"query\": \"RETURN 1\", \"params\": {\"a\": \"" + "x".repeat(20 << 20) + "\"}}"), 400, IP, "body larger than 16777216 bytes"),
+                c("body 20 MB", () -> cypher("{\"query\": \"RETURN 1\", \"params\": {\"a\": \"" + "x".repeat(20 << 20) + "\"}}"), 413, "Export.BodyTooLarge", "body larger than 16777216 bytes"),
+                c("body 64 MB of zeros", () -> post("kryo/cypher", "application/json", new byte[64 << 20]), 413, "Export.BodyTooLarge", "body larger than 16777216 bytes"),
                 c("params nested 10,000 levels", () -> cypher("{\"query\": \"RETURN 1\", \"params\": {\"a\": " + "[".repeat(10_000) + "]".repeat(10_000) + "}}"), 400, IP, "nesting depth"),
                 c("body nested 10,000 levels", () -> cypher("[".repeat(10_000) + "]".repeat(10_000)), 400, IP, "JSON object"),
                 c("params nested 65 levels", () -> cypher("{\"query\": \"RETURN 1\", \"params\": {\"a\": " + "[".repeat(65) + "]".repeat(65) + "}}"), 400, IP, "nesting depth"),
@@ -425,8 +426,9 @@ class HostileRequestTest {
     @Order(3)
     void hugeButLegalValuesDoNoHarm() throws IOException {
         State before = State.of(db());
-        // a 15 MB string parameter (under the 16 MiB body limit)
-        Resp big = cypher("{\"query\": \"RETURN size($s) AS n\", \"params\": {\"s\": \"" + "x".repeat(15 << 20) + "\"}}");
+        // a body of exactly the 16 MiB limit, nearly all of it one string parameter
+        String head = "{\"query\": \"RETURN size($s) AS n\", \"params\": {\"s\": \"";
+        Resp big = cypher(head + "x".repeat(CypherRequest.MAX_BODY_BYTES - head.length() - 3) + "\"}}");
         assertEquals(200, big.status(), () -> abbreviated(big.text()));
         assertEquals(0, decode(Format.KRYO, big.body()).nodes().size());
         // a legal, 6,000-character relationship type that does not exist: the root alone
