@@ -1,5 +1,6 @@
 package org.subgraphexport.client;
 
+import com.fasterxml.jackson.core.Base64Variant;
 import com.fasterxml.jackson.core.Base64Variants;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -32,8 +33,8 @@ import org.subgraphexport.format.Wire;
  * and exponent digits together, as Jackson counts); field names of at most {@link #MAX_NAME_LENGTH} UTF-8 bytes;
  * string values of at most {@code maxStringLength} chars. A UTF-8 byte order mark at the start is skipped. Stricter
  * than Jackson on malformed input only: UTF-8 is decoded strictly (overlong forms, encoded surrogates, code points
- * above U+10FFFF and stray bytes are errors; Jackson took some of them), a base64 {@code bytes} string is an
- * ordinary JSON string (Jackson's streaming base64 reader skipped raw control characters in it), and the input must
+ * above U+10FFFF and stray bytes are errors; Jackson took some of them), a raw control character in a base64
+ * {@code bytes} string is an error as in any string (Jackson's streaming base64 decoder skipped it), and the input must
  * be UTF-8 (Jackson also detected UTF-16 and UTF-32).
  *
  * <p>Strings are read lazily, like Jackson's: a VALUE_STRING token is only the opening quote; {@link #getText} or
@@ -89,6 +90,23 @@ final class JsonTokens {
     }
     /** Scratch arrays above this size are dropped after use rather than kept for the next string. */
     private static final int KEEP_SCRATCH = 1 << 16;
+    /** Jackson's default base64 variant (MIME without line feeds), whose streaming decoder {@link #base64} follows. */
+    private static final Base64Variant BASE64 = Base64Variants.getDefaultVariant();
+    /** Each byte's base64 value (0..63), or the variant's BASE64_VALUE_PADDING or BASE64_VALUE_INVALID (negative). */
+    private static final int[] BASE64_VALUES = new int[256];
+
+    static {
+        for (int c = 0; c < BASE64_VALUES.length; c++) {
+            BASE64_VALUES[c] = BASE64.decodeBase64Char(c);
+        }
+        if (!BASE64.requiresPaddingOnRead() || BASE64.getPaddingByte() != '=') {
+            throw new ExceptionInInitializerError("base64() assumes required '=' padding: " + BASE64);
+        }
+    }
+
+    /** Decoded base64 goes into blocks of this size first, then of the size so far, at most {@link #MAX_BLOCK}. */
+    private static final int FIRST_BLOCK = 4096;
+    private static final int MAX_BLOCK = 1 << 20;
     /** Exact powers of ten as doubles (10^22 is the largest that is exact). */
     private static final double[] POWERS = new double[23];
 
@@ -134,6 +152,16 @@ final class JsonTokens {
     private boolean negative;
 
     private char[] chars = new char[256];
+
+    /**
+     * Bytes of the base64 string being decoded: {@link #fullBlocks} (each full), then {@code block[0..blockLength)};
+     * the first block is {@link #firstBlock}, made for the first base64 string and kept for the next ones.
+     */
+    private byte[] firstBlock;
+    private byte[] block;
+    private int blockLength;
+    private java.util.ArrayList<byte[]> fullBlocks;
+    private long fullBytes;
 
     /** Field names and string values of up to 16 bytes seen before (seeded with {@link #CANONICAL}). */
     private final ShortStrings shortNames = new ShortStrings(CANONICAL);
@@ -883,16 +911,199 @@ final class JsonTokens {
         return null;
     }
 
-    /** The bytes of a base64 string (Jackson's default variant, its rules for padding and whitespace). */
+    /**
+     * The bytes of a base64 string, in Jackson's default variant, decoded as Jackson's parser decoded a string not
+     * read yet: straight from the input, by the rules of its streaming decoder (below), into blocks that grow with
+     * what arrived (a constant plus about twice the decoded bytes at the most, counting the result). A string already
+     * read as text is decoded from the text, as Jackson did then.
+     */
     byte[] getBinaryValue() throws IOException {
         if (current != JsonToken.VALUE_STRING) {
             throw new DecodeException("expected a base64 JSON string, found " + current);
         }
+        if (stringPending) {
+            stringPending = false;
+            text = null;
+            return base64();
+        }
+        if (text == null) {  // not kept: a large array would stay reachable from here
+            throw new IllegalStateException("the base64 string was read already");
+        }
         try {
-            return Base64Variants.getDefaultVariant().decode(stringValue());
+            return BASE64.decode(text);
         } catch (IllegalArgumentException e) {
             throw new DecodeException("malformed base64 in a JSON string: " + e.getMessage());
         }
+    }
+
+    /**
+     * The rest of a base64 string, its opening quote read, as Jackson's {@code UTF8StreamJsonParser._decodeBase64}
+     * (2.x) decodes it with its default variant: quartets of base64 characters; spaces skipped before a quartet, and
+     * so are escaped whitespace and an escaped {@code =} there; in a quartet escapes decode to their char ({@code \/}
+     * is {@code /}, <code>&#92;u0041</code> is {@code A}; an escaped {@code =} as its second char goes into the bits
+     * as Jackson's does, as -2); padding required; anything else is an error. Stricter only in that a raw control
+     * character before a quartet is an error (Jackson skipped it; in JSON it is not allowed in a string). Whole
+     * quartets of plain base64 characters in the buffer are decoded without the per-character checks.
+     */
+    private byte[] base64() throws IOException {
+        long chars = 0;  // of the string, an escape counting one: limited as any string value
+        if (firstBlock == null) {
+            block = firstBlock = new byte[FIRST_BLOCK];
+        }
+        while (true) {
+            byte[] b = buf;
+            int p = pos;
+            int last = end - 4;
+            byte[] o = block;
+            int n = blockLength;
+            for (int limit = o.length - 3; p <= last && n <= limit; p += 4, n += 3) {
+                int v = BASE64_VALUES[b[p] & 0xFF] << 18 | BASE64_VALUES[b[p + 1] & 0xFF] << 12
+                        | BASE64_VALUES[b[p + 2] & 0xFF] << 6 | BASE64_VALUES[b[p + 3] & 0xFF];
+                if (v < 0) {  // a negative value (not a base64 char) keeps its sign through the shifts
+                    break;
+                }
+                o[n] = (byte) (v >> 16);
+                o[n + 1] = (byte) (v >> 8);
+                o[n + 2] = (byte) v;
+            }
+            blockLength = n;
+            chars += p - pos;
+            pos = p;
+            if (chars > maxStringLength) {
+                throw new DecodeException("JSON string longer than " + maxStringLength + " chars");
+            }
+            // one quartet (or the closing quote) character by character, as Jackson's decoder
+            int ch;
+            do {
+                ch = next();
+                chars++;
+                if (ch < ' ') {
+                    throw controlCharacter(ch, false);
+                }
+            } while (ch == ' ');
+            int bits = BASE64_VALUES[ch];
+            if (bits < 0) {
+                if (ch == '"') {
+                    if (chars - 1 > maxStringLength) {
+                        throw new DecodeException("JSON string longer than " + maxStringLength + " chars");
+                    }
+                    return decoded();
+                }
+                bits = base64Escape(ch, 0);
+                if (bits < 0) {
+                    continue;  // escaped whitespace or '=' before a quartet: skipped
+                }
+            }
+            int data = bits;
+            ch = next();
+            bits = BASE64_VALUES[ch];
+            if (bits < 0) {
+                bits = base64Escape(ch, 1);
+            }
+            data = data << 6 | bits;
+            ch = next();
+            bits = BASE64_VALUES[ch];
+            if (bits < 0) {
+                if (bits != Base64Variant.BASE64_VALUE_PADDING) {
+                    if (ch == '"') {
+                        throw missingPadding();
+                    }
+                    bits = base64Escape(ch, 2);
+                }
+                if (bits == Base64Variant.BASE64_VALUE_PADDING) {
+                    ch = next();
+                    if (!BASE64.usesPaddingChar(ch) && base64Escape(ch, 3) != Base64Variant.BASE64_VALUE_PADDING) {
+                        throw new DecodeException("malformed base64 in a JSON string: expected padding '"
+                                + BASE64.getPaddingChar() + "', found " + describe(ch));
+                    }
+                    chars += 3;
+                    emit(data >> 4);
+                    continue;
+                }
+            }
+            data = data << 6 | bits;
+            ch = next();
+            bits = BASE64_VALUES[ch];
+            if (bits < 0) {
+                if (bits != Base64Variant.BASE64_VALUE_PADDING) {
+                    if (ch == '"') {
+                        throw missingPadding();
+                    }
+                    bits = base64Escape(ch, 3);
+                }
+                if (bits == Base64Variant.BASE64_VALUE_PADDING) {
+                    chars += 3;
+                    emit(data >> 10);
+                    emit(data >> 2);
+                    continue;
+                }
+            }
+            data = data << 6 | bits;
+            chars += 3;
+            emit(data >> 16);
+            emit(data >> 8);
+            emit(data);
+        }
+    }
+
+    /**
+     * The base64 value of the char that escape {@code ch} (its backslash, read) stands for; -1 for whitespace as a
+     * quartet's first char, -2 for padding ({@code BASE64_VALUE_PADDING}); anything else is an error.
+     */
+    private int base64Escape(int ch, int index) throws IOException {
+        if (ch != '\\') {
+            throw new DecodeException("malformed base64 in a JSON string: illegal character " + describe(ch)
+                    + " as character " + (index + 1) + " of a quartet");
+        }
+        int c = escape();
+        if (c <= ' ' && index == 0) {
+            return -1;
+        }
+        int bits = c < BASE64_VALUES.length ? BASE64_VALUES[c] : Base64Variant.BASE64_VALUE_INVALID;
+        if (bits == Base64Variant.BASE64_VALUE_INVALID) {
+            throw new DecodeException(String.format("malformed base64 in a JSON string: illegal escaped character "
+                    + "U+%04X as character %d of a quartet", c, index + 1));
+        }
+        return bits;
+    }
+
+    private static DecodeException missingPadding() {
+        return new DecodeException("malformed base64 in a JSON string: it ends without padding");
+    }
+
+    /** Appends a decoded byte (the low 8 bits of {@code b}), starting a new block when this one is full. */
+    private void emit(int b) {
+        if (blockLength == block.length) {
+            if (fullBlocks == null) {
+                fullBlocks = new java.util.ArrayList<>();
+            }
+            fullBlocks.add(block);
+            fullBytes += block.length;
+            block = new byte[(int) Math.min(Math.max(fullBytes, FIRST_BLOCK), MAX_BLOCK)];
+            blockLength = 0;
+        }
+        block[blockLength++] = (byte) b;
+    }
+
+    /** The bytes decoded, as one array; the blocks are reset for the next string. */
+    private byte[] decoded() {
+        byte[] out;
+        if (fullBlocks == null) {
+            out = Arrays.copyOf(block, blockLength);
+        } else {
+            out = new byte[Math.toIntExact(fullBytes + blockLength)];
+            int at = 0;
+            for (byte[] full : fullBlocks) {
+                System.arraycopy(full, 0, out, at, full.length);
+                at += full.length;
+            }
+            System.arraycopy(block, 0, out, at, blockLength);
+            fullBlocks = null;
+            fullBytes = 0;
+        }
+        block = firstBlock;
+        blockLength = 0;
+        return out;
     }
 
     /**
