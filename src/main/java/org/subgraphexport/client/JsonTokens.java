@@ -994,49 +994,25 @@ final class JsonTokens {
                     continue;  // escaped whitespace or '=' before a quartet: skipped
                 }
             }
-            int data = bits;
-            ch = next();
-            bits = BASE64_VALUES[ch];
-            if (bits < 0) {
-                bits = base64Escape(ch, 1);
+            int data = bits << 6 | groupChar(1);
+            bits = groupChar(2);
+            if (bits == Base64Variant.BASE64_VALUE_PADDING) {
+                ch = next();
+                if (!BASE64.usesPaddingChar(ch) && base64Escape(ch, 3) != Base64Variant.BASE64_VALUE_PADDING) {
+                    throw new DecodeException("malformed base64 in a JSON string: expected padding '"
+                            + BASE64.getPaddingChar() + "', found " + describe(ch));
+                }
+                chars += 3;
+                emit(data >> 4);
+                continue;
             }
             data = data << 6 | bits;
-            ch = next();
-            bits = BASE64_VALUES[ch];
-            if (bits < 0) {
-                if (bits != Base64Variant.BASE64_VALUE_PADDING) {
-                    if (ch == '"') {
-                        throw missingPadding();
-                    }
-                    bits = base64Escape(ch, 2);
-                }
-                if (bits == Base64Variant.BASE64_VALUE_PADDING) {
-                    ch = next();
-                    if (!BASE64.usesPaddingChar(ch) && base64Escape(ch, 3) != Base64Variant.BASE64_VALUE_PADDING) {
-                        throw new DecodeException("malformed base64 in a JSON string: expected padding '"
-                                + BASE64.getPaddingChar() + "', found " + describe(ch));
-                    }
-                    chars += 3;
-                    emit(data >> 4);
-                    continue;
-                }
-            }
-            data = data << 6 | bits;
-            ch = next();
-            bits = BASE64_VALUES[ch];
-            if (bits < 0) {
-                if (bits != Base64Variant.BASE64_VALUE_PADDING) {
-                    if (ch == '"') {
-                        throw missingPadding();
-                    }
-                    bits = base64Escape(ch, 3);
-                }
-                if (bits == Base64Variant.BASE64_VALUE_PADDING) {
-                    chars += 3;
-                    emit(data >> 10);
-                    emit(data >> 2);
-                    continue;
-                }
+            bits = groupChar(3);
+            if (bits == Base64Variant.BASE64_VALUE_PADDING) {
+                chars += 3;
+                emit(data >> 10);
+                emit(data >> 2);
+                continue;
             }
             data = data << 6 | bits;
             chars += 3;
@@ -1044,6 +1020,22 @@ final class JsonTokens {
             emit(data >> 8);
             emit(data);
         }
+    }
+
+    /**
+     * The value of character {@code index} (1 to 3) of a group: 0..63, or BASE64_VALUE_PADDING for a raw or escaped
+     * {@code =} as the third or fourth one (or, as with Jackson, an escaped one as the second: -2 goes into the bits).
+     */
+    private int groupChar(int index) throws IOException {
+        int ch = next();
+        int bits = BASE64_VALUES[ch];
+        if (bits >= 0 || index > 1 && bits == Base64Variant.BASE64_VALUE_PADDING) {
+            return bits;
+        }
+        if (index > 1 && ch == '"') {
+            throw missingPadding();
+        }
+        return base64Escape(ch, index);
     }
 
     /**
