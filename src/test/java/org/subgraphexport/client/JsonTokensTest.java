@@ -3,17 +3,20 @@ package org.subgraphexport.client;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.reflect.Array;
-import java.lang.reflect.RecordComponent;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -30,8 +33,9 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -42,62 +46,84 @@ import org.subgraphexport.format.Header;
 import org.subgraphexport.format.RowsFixture;
 import org.subgraphexport.format.TokenNames;
 import org.subgraphexport.format.ValueSink.VectorKind;
+import org.subgraphexport.format.Wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The JSON decoder ({@link JsonTokens} under {@link JacksonRecordReader}) against the decoder it replaced, Jackson's
- * {@code JsonParser} under the same record code ({@link JacksonJsonReference}, the reader of commit cfb50b2): on
- * every valid stream, written by the writer or reformatted (whitespace, escapes), both give the same records, value
- * for value and class for class; on hostile bytes both fail the same way, except where the new one is stricter, and
- * only there: malformed UTF-8 that Jackson took (overlong forms, code points above U+10FFFF), raw control characters
- * inside a base64 string, input in UTF-16 or UTF-32.
+ * {@link JsonTokens} against the parser it replaced, Jackson's {@link JsonParser} configured as
+ * {@link JacksonRecordReader} configured it before (commit 58bf9a9^), token for token over the same bytes: each
+ * token, the field name, the text of strings and numbers, numbers as the record reader reads them (number type,
+ * long, the bits of the double or float), the bytes of base64 strings, and whether and after which token each one
+ * fails (input ended, or corrupt). Every stream is read in each of three ways ({@link Plan}). On every valid stream,
+ * written by the writer or reformatted (whitespace, escapes), both give the same tokens; on hostile bytes the same
+ * tokens and failure, except that the new reader may fail earlier, as corrupt, on bytes that are not strictly valid,
+ * and only there: malformed UTF-8 that Jackson took (overlong forms, code points above U+10FFFF), raw control
+ * characters inside a base64 string, input in UTF-16 or UTF-32 (docs/hostile-input.md).
+ *
+ * <p>That the record code builds the right records from these tokens is checked end to end here on the golden files
+ * and fixtures (also reformatted, also one byte per read), and in {@code RoundTripTest}, {@code RowsTest} and
+ * {@code DecoderFuzzTest}.
  */
 class JsonTokensTest {
-    private static final JsonFactory JACKSON = new JsonFactory();
+    /** As {@code JacksonRecordReader} had it before {@link JsonTokens}. */
+    private static final JsonFactory JACKSON = JsonFactory.builder()
+            .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxStringLength((Wire.MAX_LENGTH / 3 + 1) * 4)
+                    .maxNestingDepth(JacksonRecordReader.MAX_JSON_DEPTH)
+                    .build())
+            .build();
+    private static final HexFormat HEX = HexFormat.of();
+
+    // ---- end to end -------------------------------------------------------------------------------------------
+
+    @Test
+    void goldenFilesAndFixturesDecodeToTheirRecords() throws IOException {
+        List<Object[]> cases = List.of(
+                new Object[] {golden("fixture.json"), FixtureStream.compact().expected()},
+                new Object[] {golden("rows.json"), RowsFixture.standard().expected()},
+                new Object[] {FixtureStream.full().bytes(Format.JSON), FixtureStream.full().expected()},
+                new Object[] {FixtureStream.small().bytes(Format.JSON), FixtureStream.small().expected()});
+        for (Object[] c : cases) {
+            byte[] json = (byte[]) c[0];
+            Subgraph expected = (Subgraph) c[1];
+            for (byte[] variant : withReformatted(json)) {
+                Streams.assertSubgraph(expected, Streams.decode(Format.JSON, variant));
+                Streams.assertSubgraph(expected, Streams.decode(Format.JSON, Streams.tiny(variant)));
+            }
+        }
+    }
 
     // ---- valid streams ------------------------------------------------------------------------------------
 
     @Test
-    void fixturesAndGoldenFilesDecodeAsBefore() throws IOException {
-        List<byte[]> streams = new ArrayList<>(List.of(
-                FixtureStream.small().bytes(Format.JSON),
-                FixtureStream.compact().bytes(Format.JSON),
-                FixtureStream.full().bytes(Format.JSON),
-                RowsFixture.standard().bytes(Format.JSON),
-                Files.readAllBytes(Path.of("src", "test", "resources", "golden", "fixture.json")),
-                Files.readAllBytes(Path.of("src", "test", "resources", "golden", "rows.json"))));
-        for (byte[] s : List.copyOf(streams)) {
-            streams.addAll(reformatted(s));
-        }
-        for (int i = 0; i < streams.size(); i++) {
-            Outcome expected = decode(streams.get(i), true);
-            assertEquals(null, expected.failure, "stream " + i + " is valid");
-            assertSame("stream " + i, expected, decode(streams.get(i), false));
-            assertSame("stream " + i + " one byte per read", expected, decode(Streams.tiny(streams.get(i)), false));
+    void fixturesAndGoldenFilesGiveTheSameTokens() throws IOException {
+        for (byte[] s : List.of(FixtureStream.small().bytes(Format.JSON), FixtureStream.compact().bytes(Format.JSON),
+                FixtureStream.full().bytes(Format.JSON), RowsFixture.standard().bytes(Format.JSON),
+                golden("fixture.json"), golden("rows.json"))) {
+            List<byte[]> variants = withReformatted(s);
+            for (int i = 0; i < variants.size(); i++) {
+                assertSameTokens("variant " + i + " of " + new String(s, 0, 80, StandardCharsets.UTF_8), variants.get(i));
+            }
         }
     }
 
     @Test
-    void seededRandomGraphsDecodeAsBefore() throws IOException {
+    void seededRandomGraphsGiveTheSameTokens() throws IOException {
         for (long seed = 1; seed <= 300; seed++) {
             byte[] json = randomGraph(new Random(seed));
-            Outcome expected = decode(json, true);
-            assertEquals(null, expected.failure, "seed " + seed + " is valid");
-            assertSame("seed " + seed, expected, decode(json, false));
-            if (seed % 10 == 0) {
-                for (byte[] variant : reformatted(json)) {
-                    assertSame("seed " + seed + " reformatted", expected, decode(variant, false));
-                }
+            for (byte[] variant : seed % 10 == 0 ? withReformatted(json) : List.of(json)) {
+                assertSameTokens("seed " + seed, variant);
             }
         }
     }
 
     /** Numbers, strings and base64 in every spelling, as values and in unknown fields. */
     @Test
-    void valuesInEverySpellingDecodeAsBefore() throws IOException {
+    void valuesInEverySpellingGiveTheSameTokens() throws IOException {
         List<String> values = new ArrayList<>(List.of(
                 "0", "-0", "1", "-1", "0.0", "-0.0", "1.0", "1e5", "1E5", "1e+5", "1E-5", "1e-00", "1e0999",
                 "9007199254740993", "9007199254740993.0", "9223372036854775807", "-9223372036854775808",
@@ -119,6 +145,16 @@ class JsonTokensTest {
                 "{\"bytes\":\"AAH/ f4A=\"}", "{\"bytes\":\"AAH/f4A= \"}", "{\"bytes\":\"AA==AAAA\"}",
                 "{\"bytes\":\"AAH/f4A\"}", "{\"bytes\":\"AA H/f4A=\"}", "{\"bytes\":\"\\u0041AAA\"}", "{\"bytes\":\"A===\"}",
                 "{\"bytes\":\"AAAAA\"}", "{\"bytes\":\"AA=A\"}", "{\"bytes\":\"AA\\t==\"}", "{\"bytes\":\"é\"}",
+                "{\"bytes\":\"\\u003dAAAA\"}", "{\"bytes\":\"A\\u003dAA\"}", "{\"bytes\":\"A\\u003d==\"}",
+                "{\"bytes\":\"AA\\u003d=\"}", "{\"bytes\":\"AA=\\u003d\"}", "{\"bytes\":\"AAA\\u003D\"}",
+                "{\"bytes\":\"AA=\\u0041\"}", "{\"bytes\":\"\\u0020AAAA\"}", "{\"bytes\":\"A\\u0020AA\"}",
+                "{\"bytes\":\"\\tAAAA\\r\"}", "{\"bytes\":\"AAAA\\n\\b\\f\\u0000\"}", "{\"bytes\":\"AAA\\n\"}",
+                "{\"bytes\":\"AAA\\\"\"}", "{\"bytes\":\"AA\\\\A\"}", "{\"bytes\":\"\\u00c1AAA\"}",
+                "{\"bytes\":\"\\u0041\\u0042\\u0043\\u0044\"}", "{\"bytes\":\"\\/\\/\\/\\/\"}",
+                "{\"bytes\":\"AAAA\\u00\"}", "{\"bytes\":\"AAA\\x\"}", "{\"bytes\":\"AA\\u003d\"}",
+                "{\"bytes\":\"AAA\\ud800\"}", "{\"bytes\":\" \"}", "{\"bytes\":\"AAAA AAAA\"}",
+                "{\"bytes\":\"AAAA\"", "{\"bytes\":\"AA", "{\"bytes\":\"AA=", "{\"bytes\":\"A\\",
+                "{\"bytes\":\"AAAA\u0001\"}", "{\"bytes\":\"AAAAé\"}", "{\"bytes\":\"" + "QUJD".repeat(30_000) + "\"}",
                 "{\"date\":\"2020-01-31\"}", "{\"uuid\":\"123e4567-e89b-42d3-a456-426614174000\"}",
                 " 1 ", "\t\r\n1\n", "[", "]", "{}", "nul", "true", "truex", "tru", "-", "01", "-01", "1.", ".5", "+1",
                 "1e", "1e+", "0x10", "NaN", "Infinity", "'a'", "\"a", "\"\\x\"", "\"\\u12G4\"", "\"\\U0041\"",
@@ -132,6 +168,7 @@ class JsonTokensTest {
         for (int i = 0; i < 300; i++) {
             values.add("{\"float\":" + randomNumber(random) + "}");
             values.add("{\"double\":" + randomNumber(random) + "}");
+            values.add("{\"bytes\":\"" + randomBase64(random) + "\"}");
             values.add("{\"bytes\":\"" + randomBase64(random) + "\"}");
         }
         String head = "[{\"record\":\"header\",\"version\":1,\"database\":\"d\",\"root\":\"\"},";
@@ -147,8 +184,17 @@ class JsonTokensTest {
         }
     }
 
+    /** A base64 value across many input buffers and output blocks (the largest 1 MiB). */
     @Test
-    void nestingAndNameLimitsAsBefore() throws IOException {
+    void largeBase64ValueGivesTheSameBytes() throws IOException {
+        byte[] value = new byte[3_000_001];
+        new Random(3).nextBytes(value);
+        assertSameTokens("3,000,001 bytes", utf8("[{\"bytes\":\"" + java.util.Base64.getEncoder().encodeToString(value)
+                + "\"}]"));
+    }
+
+    @Test
+    void nestingAndNameLimitsAsJacksons() throws IOException {
         String head = "[{\"record\":\"header\",\"version\":1,\"database\":\"d\",\"root\":\"\"},";
         String end = ",{\"record\":\"end\",\"nodes\":1,\"relationships\":0,\"truncated\":false}]";
         // the root array and the record object are two levels: 214 and 215 more are the limit's edges
@@ -176,7 +222,7 @@ class JsonTokensTest {
      * records and end; where it fails and the old one did not, the bytes are not strictly valid (UTF-8 or JSON).
      */
     @Test
-    void mutatedStreamsDecodeAsBefore() throws IOException {
+    void mutatedStreamsGiveTheSameTokens() throws IOException {
         List<byte[]> corpus = List.of(FixtureStream.small().bytes(Format.JSON),
                 FixtureStream.compact().bytes(Format.JSON), RowsFixture.standard().bytes(Format.JSON),
                 reformatted(FixtureStream.compact().bytes(Format.JSON)).get(0));
@@ -215,88 +261,196 @@ class JsonTokensTest {
         assertTrue(stricter < 2_000, stricter + " cases only the new decoder rejects");
     }
 
-    /** The cases where only the new decoder fails, one of each kind. */
+    /** The cases where only the new parser fails, one of each kind. */
     @Test
     void stricterThanJacksonOnlyOnInvalidInput() throws IOException {
         String head = "[{\"record\":\"header\",\"version\":1,\"database\":\"d\",\"root\":\"\"},";
         String end = ",{\"record\":\"end\",\"nodes\":1,\"relationships\":0,\"truncated\":false}]";
         byte[] nodeStart = utf8(head + "{\"record\":\"node\",\"id\":\"n\",\"labels\":[],\"properties\":{\"p\":\"");
         byte[] nodeEnd = utf8("\"}}" + end);
+        List<byte[]> streams = new ArrayList<>();
         for (byte[] bad : List.of(new byte[] {(byte) 0xC0, (byte) 0x80}, new byte[] {(byte) 0xC1, (byte) 0xBF},
                 new byte[] {(byte) 0xE0, (byte) 0x80, (byte) 0x80}, new byte[] {(byte) 0xF0, (byte) 0x80, (byte) 0x80,
                     (byte) 0x80}, new byte[] {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80},
                 new byte[] {(byte) 0xF5, (byte) 0x80, (byte) 0x80, (byte) 0x80})) {
-            byte[] stream = concat(nodeStart, bad, nodeEnd);
-            assertEquals(null, decode(stream, true).failure, "Jackson took it");
-            assertEquals(CorruptStreamException.class, decode(stream, false).failure);
+            streams.add(concat(nodeStart, bad, nodeEnd));
         }
-        byte[] rawNewlineInBase64 = utf8(head + "{\"record\":\"node\",\"id\":\"n\",\"labels\":[],\"properties\":"
-                + "{\"p\":{\"bytes\":\"AAH/\nf4A=\"}}}" + end);
-        assertEquals(null, decode(rawNewlineInBase64, true).failure, "Jackson took it");
-        assertEquals(CorruptStreamException.class, decode(rawNewlineInBase64, false).failure);
-        byte[] utf16 = new String(FixtureStream.small().bytes(Format.JSON), StandardCharsets.UTF_8)
-                .getBytes(StandardCharsets.UTF_16LE);
-        assertEquals(null, decode(utf16, true).failure, "Jackson took it");
-        assertEquals(CorruptStreamException.class, decode(utf16, false).failure);
+        streams.add(utf8(head + "{\"record\":\"node\",\"id\":\"n\",\"labels\":[],\"properties\":"
+                + "{\"p\":{\"bytes\":\"AAH/\nf4A=\"}}}" + end));  // a raw newline in base64
+        streams.add(new String(FixtureStream.small().bytes(Format.JSON), StandardCharsets.UTF_8)
+                .getBytes(StandardCharsets.UTF_16LE));
+        for (byte[] stream : streams) {
+            Trace jackson = trace(new ByteArrayInputStream(stream), true, Plan.RECORDS);
+            assertEquals(null, jackson.failure, "Jackson took it");
+            assertEquals("corrupt", trace(new ByteArrayInputStream(stream), false, Plan.RECORDS).failure);
+            assertTrue(compare("stricter", stream));
+        }
     }
 
     // ---- comparing --------------------------------------------------------------------------------------------
 
-    /** Records decoded (rendered with classes and exact values) and how decoding ended (null: at the end). */
-    private record Outcome(List<String> records, Class<?> failure, String exportError, String message) {}
-
-    private static Outcome decode(byte[] bytes, boolean reference) {
-        return decode(new ByteArrayInputStream(bytes), reference);
+    /** How a trace reads the tokens: the same calls on both parsers. */
+    private enum Plan {
+        /** As the record reader does: base64 for the string value of a "bytes" field, text for the others; numbers
+         * as integers (type, long) and doubles. */
+        RECORDS,
+        /** No string read (the next token skips it); every number as a float. */
+        STRINGS_SKIPPED_NUMBERS_AS_FLOATS,
+        /** Every string as text, base64 ones too; every fifth array or object skipped whole (skipChildren). */
+        STRINGS_AS_TEXT_CHILDREN_SKIPPED
     }
 
-    private static Outcome decode(InputStream in, boolean reference) {
-        List<String> records = new ArrayList<>();
-        try (RecordReader reader = reference ? JacksonJsonReference.open(in) : RecordReader.open(Format.JSON, in)) {
-            records.add(render(reader.header()));
-            for (Record r; (r = reader.next()) != null; ) {
-                records.add(render(r));
+    /** A parser's calls that the record reader makes. */
+    private interface Call<T> {
+        T call() throws IOException;
+    }
+
+    private record Calls(Call<JsonToken> next, Call<String> name, Call<String> text, Call<JsonParser.NumberType> type,
+            Call<Long> longValue, Call<Double> doubleValue, Call<Float> floatValue, Call<byte[]> binary,
+            Call<?> skipChildren) {}
+
+    /**
+     * The tokens read as {@code plan} says (one line each: the token and what was read of it) up to the end or the
+     * failure: null at the end of the input, "eof" (input ended inside the JSON), "corrupt", or another exception's
+     * class (a bug).
+     */
+    private record Trace(List<String> tokens, String failure, String message) {}
+
+    private static Trace trace(InputStream in, boolean jackson, Plan plan) {
+        if (!jackson) {
+            JsonTokens t = new JsonTokens(in, JacksonRecordReader.MAX_JSON_DEPTH, JacksonRecordReader.MAX_JSON_STRING);
+            return trace(new Calls(t::nextToken, t::currentName, t::getText, t::getNumberType, t::getLongValue,
+                    t::getDoubleValue, t::getFloatValue, t::getBinaryValue, () -> {
+                        t.skipChildren();
+                        return null;
+                    }), plan);
+        }
+        try (JsonParser p = JACKSON.createParser(in)) {
+            return trace(new Calls(p::nextToken, p::currentName, p::getText, p::getNumberType, p::getLongValue,
+                    p::getDoubleValue, p::getFloatValue, p::getBinaryValue, p::skipChildren), plan);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Trace trace(Calls p, Plan plan) {
+        List<String> tokens = new ArrayList<>();
+        boolean bytesField = false;
+        try {
+            for (JsonToken t; (t = p.next.call()) != null; ) {
+                StringBuilder line = new StringBuilder(t.name());
+                switch (t) {
+                    case FIELD_NAME -> line.append(' ').append(p.name.call());
+                    case VALUE_STRING -> {
+                        if (plan == Plan.RECORDS && bytesField) {
+                            line.append(" base64 ").append(HEX.formatHex(p.binary.call()));
+                        } else if (plan != Plan.STRINGS_SKIPPED_NUMBERS_AS_FLOATS) {
+                            line.append(' ').append(p.text.call());
+                        }
+                    }
+                    case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> {
+                        line.append(' ').append(p.text.call());
+                        if (plan == Plan.STRINGS_SKIPPED_NUMBERS_AS_FLOATS) {
+                            line.append(" F").append(Integer.toHexString(Float.floatToRawIntBits(p.floatValue.call())));
+                        } else {
+                            if (t == JsonToken.VALUE_NUMBER_INT) {
+                                JsonParser.NumberType type = p.type.call();
+                                line.append(' ').append(type);
+                                if (type == JsonParser.NumberType.INT || type == JsonParser.NumberType.LONG) {
+                                    line.append(' ').append(p.longValue.call());
+                                }
+                            }
+                            line.append(" D").append(Long.toHexString(Double.doubleToRawLongBits(p.doubleValue.call())));
+                        }
+                    }
+                    case START_OBJECT, START_ARRAY -> {
+                        if (plan == Plan.STRINGS_AS_TEXT_CHILDREN_SKIPPED && tokens.size() % 5 == 4) {
+                            p.skipChildren.call();
+                            line.append(" skipped");
+                        }
+                    }
+                    default -> { }
+                }
+                bytesField = t == JsonToken.FIELD_NAME && line.toString().equals("FIELD_NAME " + Wire.Json.BYTES);
+                tokens.add(line.toString());
             }
-            return new Outcome(records, null, null, null);
-        } catch (ExportFailedException e) {
-            return new Outcome(records, e.getClass(), e.code() + ": " + e.getMessage(), null);
-        } catch (Throwable t) {
-            return new Outcome(records, t.getClass(), null, String.valueOf(t));
+            return new Trace(tokens, null, null);
+        } catch (JsonEOFException | EOFException e) {
+            return new Trace(tokens, "eof", e.toString());
+        } catch (JsonProcessingException | DecodeException e) {
+            return new Trace(tokens, "corrupt", e.toString());
+        } catch (Exception | StackOverflowError e) {
+            return new Trace(tokens, e.getClass().getName(), e.toString());
         }
     }
 
-    private static void assertSame(String what, Outcome expected, Outcome actual) {
-        what += " (expected failure: " + expected.message + ", actual failure: " + actual.message + ")";
-        assertEquals(expected.records.size(), actual.records.size(), what + ": records");
-        for (int i = 0; i < expected.records.size(); i++) {
-            assertEquals(expected.records.get(i), actual.records.get(i), what + ": record " + i);
+    /** Both parsers, every plan, the new one also one byte per read: the same tokens and end. */
+    private static void assertSameTokens(String what, byte[] bytes) {
+        for (Plan plan : Plan.values()) {
+            Trace expected = trace(new ByteArrayInputStream(bytes), true, plan);
+            assertEquals(null, expected.failure, what + " is valid: " + expected.message);
+            assertSame(what + ", " + plan, expected, trace(new ByteArrayInputStream(bytes), false, plan));
+            assertSame(what + ", " + plan + ", one byte per read", expected, trace(Streams.tiny(bytes), false, plan));
         }
-        assertEquals(expected.failure, actual.failure, what + ": failure");
-        assertEquals(expected.exportError, actual.exportError, what + ": error record");
     }
 
     /**
-     * Decodes with both; the same outcome, or (returns true) the new decoder fails earlier than the old one, or
-     * where the old one did not fail, on bytes that are not strictly valid, after the same records.
+     * Both parsers, every plan: the same tokens and end, or (returns true) the new parser fails as corrupt after
+     * fewer or the same tokens, where the old one failed later or not at all, on bytes that are not strictly valid.
      */
     private static boolean compare(String what, byte[] bytes) {
-        Outcome expected = decode(bytes, true);
-        Outcome actual = decode(bytes, false);
-        boolean same = expected.records.equals(actual.records) && expected.failure == actual.failure
-                && java.util.Objects.equals(expected.exportError, actual.exportError);
-        if (same) {
-            return false;
+        boolean stricter = false;
+        for (Plan plan : Plan.values()) {
+            Trace expected = trace(new ByteArrayInputStream(bytes), true, plan);
+            Trace actual = trace(new ByteArrayInputStream(bytes), false, plan);
+            if (sameUpToJacksonsLookahead(expected, actual)) {
+                continue;
+            }
+            String context = what + ", " + plan + " ("
+                    + new String(bytes, 0, Math.min(bytes.length, 2000), StandardCharsets.UTF_8) + ")";
+            int n = actual.tokens.size();
+            boolean earlier = "corrupt".equals(actual.failure) && n <= expected.tokens.size()
+                    && expected.tokens.subList(0, n).equals(actual.tokens)
+                    && (n < expected.tokens.size() || !"corrupt".equals(expected.failure));
+            if (!earlier) {
+                assertSame(context, expected, actual);  // fails, with the difference
+            }
+            assertTrue(notStrictlyValid(bytes), "only the new parser fails, on valid bytes: " + context
+                    + "; new parser: " + actual.message + "; Jackson: " + expected.message);
+            stricter = true;
         }
-        String context = what + " (" + new String(bytes, 0, Math.min(bytes.length, 2000), StandardCharsets.UTF_8)
-                + ")";
-        if (actual.failure != CorruptStreamException.class || actual.records.size() > expected.records.size()
-                || actual.records.size() == expected.records.size() && expected.failure == actual.failure) {
-            assertSame(context, expected, actual);  // fails, with the difference
-        }
-        assertEquals(expected.records.subList(0, actual.records.size()), actual.records, context);
-        assertTrue(notStrictlyValid(bytes), "only the new decoder fails, on valid bytes: " + context
-                + "; new decoder: " + actual.message);
-        return true;
+        return stricter;
     }
+
+    /**
+     * The same tokens and end, but for two ways Jackson reports malformed input differently: it reads the first token
+     * of a field's value with the field's name, so a malformed number or literal there fails on the FIELD_NAME token
+     * (the new parser returns the name, then fails), and a number at the top level followed by other than whitespace
+     * fails on the number; and it calls some ends of input (e.g. after ',' in an object) a
+     * parse error (the record reader says "corrupt" rather than "stream truncated"; both are
+     * CorruptStreamException).
+     */
+    private static boolean sameUpToJacksonsLookahead(Trace expected, Trace actual) {
+        List<String> tokens = actual.tokens;
+        int n = tokens.size();
+        if (expected.failure != null && n == expected.tokens.size() + 1 && (tokens.get(n - 1).startsWith("FIELD_NAME")
+                || n == 1 && tokens.get(0).startsWith("VALUE_NUMBER"))) {
+            tokens = tokens.subList(0, n - 1);
+        }
+        return expected.tokens.equals(tokens) && (Objects.equals(expected.failure, actual.failure)
+                || "corrupt".equals(expected.failure) && "eof".equals(actual.failure));
+    }
+
+    private static void assertSame(String what, Trace expected, Trace actual) {
+        what += " (Jackson's failure: " + expected.message + ", the new parser's: " + actual.message + ")";
+        int n = Math.min(expected.tokens.size(), actual.tokens.size());
+        for (int i = 0; i < n; i++) {
+            assertEquals(expected.tokens.get(i), actual.tokens.get(i), what + ": token " + i);
+        }
+        assertEquals(expected.tokens.size(), actual.tokens.size(), what + ": tokens");
+        assertEquals(expected.failure, actual.failure, what + ": end");
+    }
+
 
     /** Not strict UTF-8, or not JSON to Jackson when every string is read as text (not as base64), or not UTF-8. */
     private static boolean notStrictlyValid(byte[] bytes) {
@@ -320,62 +474,18 @@ class JsonTokensTest {
         }
     }
 
-    /** Values with their classes and exact bits, arrays by content, records by their components. */
-    static String render(Object v) {
-        StringBuilder sb = new StringBuilder();
-        render(v, sb);
-        return sb.toString();
-    }
-
-    private static void render(Object v, StringBuilder sb) {
-        if (v == null) {
-            sb.append("null");
-        } else if (v instanceof Double d) {
-            sb.append("D").append(Long.toHexString(Double.doubleToRawLongBits(d)));
-        } else if (v instanceof Float f) {
-            sb.append("F").append(Integer.toHexString(Float.floatToRawIntBits(f)));
-        } else if (v instanceof String s) {
-            sb.append('"').append(s).append('"').append(s.chars().mapToObj(Integer::toHexString).toList());
-        } else if (v.getClass().isArray()) {
-            sb.append(v.getClass().getSimpleName()).append('[');
-            for (int i = 0; i < Array.getLength(v); i++) {
-                render(Array.get(v, i), sb);
-                sb.append(',');
-            }
-            sb.append(']');
-        } else if (v instanceof Map<?, ?> m) {
-            sb.append(v instanceof PropertyMap ? "P{" : "M{");
-            for (Map.Entry<?, ?> e : m.entrySet()) {
-                render(e.getKey(), sb);
-                sb.append('=');
-                render(e.getValue(), sb);
-                sb.append(',');
-            }
-            sb.append('}');
-        } else if (v instanceof List<?> l) {
-            sb.append("L[");
-            for (Object e : l) {
-                render(e, sb);
-                sb.append(',');
-            }
-            sb.append(']');
-        } else if (v.getClass().isRecord()) {
-            sb.append(v.getClass().getSimpleName()).append('(');
-            for (RecordComponent c : v.getClass().getRecordComponents()) {
-                try {
-                    render(c.getAccessor().invoke(v), sb);
-                } catch (ReflectiveOperationException e) {
-                    throw new AssertionError(e);
-                }
-                sb.append(',');
-            }
-            sb.append(')');
-        } else {
-            sb.append(v.getClass().getSimpleName()).append(':').append(v);
-        }
-    }
-
     // ---- streams ----------------------------------------------------------------------------------------------
+
+    private static byte[] golden(String name) throws IOException {
+        return Files.readAllBytes(Path.of("src", "test", "resources", "golden", name));
+    }
+
+    /** The JSON itself, then {@link #reformatted} variants. */
+    private static List<byte[]> withReformatted(byte[] json) throws IOException {
+        List<byte[]> all = new ArrayList<>(List.of(json));
+        all.addAll(reformatted(json));
+        return all;
+    }
 
     /** The same JSON pretty-printed, with non-ASCII escaped, and with every character of strings and names escaped. */
     private static List<byte[]> reformatted(byte[] json) throws IOException {
@@ -570,8 +680,11 @@ class JsonTokensTest {
         };
     }
 
+    /** Base64 of random bytes, with random characters and JSON escapes inserted (valid or not). */
     private static String randomBase64(Random r) {
-        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=  \\n\\/-_.";
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=  \\n\\/-_.\t";
+        String[] escapes = {"\\u003d", "\\u003D", "\\u0041", "\\u002f", "\\u0020", "\\u0000", "\\u00e9",
+            "\\n", "\\t", "\\r", "\\/", "\\\\", "\\\"", "\\b"};
         StringBuilder sb = new StringBuilder();
         if (r.nextBoolean()) {
             byte[] b = new byte[r.nextInt(12)];
@@ -579,8 +692,9 @@ class JsonTokensTest {
             sb.append(java.util.Base64.getEncoder().encodeToString(b));
         }
         for (int i = r.nextInt(6); i > 0; i--) {
-            int c = r.nextInt(alphabet.length());
-            sb.insert(r.nextInt(sb.length() + 1), alphabet.charAt(c));
+            String piece = r.nextInt(3) == 0 ? escapes[r.nextInt(escapes.length)]
+                    : String.valueOf(alphabet.charAt(r.nextInt(alphabet.length())));
+            sb.insert(r.nextInt(sb.length() + 1), piece);
         }
         String s = sb.toString();
         return s.endsWith("\\") && !s.endsWith("\\\\") ? s + "n" : s;
