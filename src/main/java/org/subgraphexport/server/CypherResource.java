@@ -89,6 +89,9 @@ public final class CypherResource {
     @POST
     public Response cypher(@PathParam("format") String formatName, @Context UriInfo uri,
             @Context HttpServletRequest httpRequest, InputStream body) {
+        // The body first, whatever else is wrong: an answer sent before the request body was read makes Jetty
+        // reset the connection (HTTP/2: the stream), and a client still sending may see the reset, not the answer.
+        byte[] bodyBytes = CypherRequest.read(body);
         Format format = Formats.require(formatName);
         RequestParameters params = new RequestParameters(uri, PARAMETERS);
         String mode = params.get("mode");
@@ -98,7 +101,7 @@ public final class CypherResource {
         }
         boolean rows = "rows".equals(mode);
         ExportLimits limits = ExportLimits.of(config, params);
-        CypherRequest request = CypherRequest.parse(CypherRequest.read(body));
+        CypherRequest request = CypherRequest.parse(bodyBytes);
         Caller caller = Caller.of(httpRequest);
         GraphDatabaseService db = databases.require(params.get("db"));
 
