@@ -19,6 +19,9 @@ final class BsonDocuments {
     /** Deepest document nesting: a row value's lists and maps {@link Wire#MAX_NESTING} deep, two levels per map. */
     private static final int MAX_DEPTH = 2 * Wire.MAX_NESTING + 16;
 
+    /** Bytes kept readable after a document's end: {@link ShortStrings} reads a string's bytes as two longs. */
+    static final int PADDING = 16;
+
     private final InputStream in;
     private byte[] doc = new byte[8192];
     private int length;
@@ -34,7 +37,10 @@ final class BsonDocuments {
         return length;
     }
 
-    /** The next document (in a buffer reused by the following call), or null at the end of input. */
+    /**
+     * The next document (in a buffer reused by the following call, with at least {@link #PADDING} bytes after the
+     * document), or null at the end of input.
+     */
     byte[] next() throws IOException {
         int have = 0;
         while (have < 4) {
@@ -53,13 +59,16 @@ final class BsonDocuments {
         }
         while (have < len) {
             if (have == doc.length) {
-                doc = Arrays.copyOf(doc, (int) Math.min(len, doc.length * 2L));
+                doc = Arrays.copyOf(doc, (int) Math.min(len + (long) PADDING, doc.length * 2L));
             }
             int r = in.read(doc, have, Math.min(doc.length, len) - have);
             if (r < 0) {
                 throw new EOFException("stream ends inside a document");
             }
             have += r;
+        }
+        if (doc.length < len + PADDING) {
+            doc = Arrays.copyOf(doc, len + PADDING);  // the bytes have arrived: only the padding is new
         }
         length = len;
         check(0, len);

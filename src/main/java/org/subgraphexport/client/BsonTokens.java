@@ -48,10 +48,15 @@ final class BsonTokens {
     private byte[] binary;
 
     private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder();  // reports malformed input
+    /** String values of up to 16 ASCII bytes seen before (labels, types, enum-like values): one String each. */
+    private final ShortStrings shortValues = ShortStrings.seeded();
     private final byte[][] nameBytes = new byte[NAME_SLOTS][];
     private final String[] names = new String[NAME_SLOTS];
 
-    /** Starts on the document {@code document[0..length)}, checked by {@link BsonDocuments}. */
+    /**
+     * Starts on the document {@code document[0..length)}, checked by {@link BsonDocuments} (which leaves
+     * {@link BsonDocuments#PADDING} readable bytes after it, as {@link ShortStrings} needs).
+     */
     void reset(byte[] document, int length) {
         d = document;
         pos = 0;
@@ -110,7 +115,8 @@ final class BsonTokens {
                 if (n < 1) {
                     throw new DecodeException("BSON string length " + n);
                 }
-                text = n == 1 ? "" : utf8(p + 4, p + 4 + n - 1);
+                text = n == 1 ? "" : n - 1 <= ShortStrings.MAX_LENGTH && ascii(b, p + 4, p + 4 + n - 1)
+                        ? shortValues.get(b, p + 4, n - 1) : utf8(p + 4, p + 4 + n - 1);
                 pos = p + 4 + n;
                 return JsonToken.VALUE_STRING;
             }
@@ -185,6 +191,15 @@ final class BsonTokens {
         nameBytes[s] = Arrays.copyOfRange(b, start, end);
         names[s] = n;
         return n;
+    }
+
+    private static boolean ascii(byte[] b, int start, int end) {
+        for (int i = start; i < end; i++) {
+            if (b[i] < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Strict UTF-8: ASCII copied directly, anything else through the JDK's decoder, which reports malformed input. */

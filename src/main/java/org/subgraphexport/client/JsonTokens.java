@@ -12,8 +12,6 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import org.subgraphexport.format.ValueSink;
-import org.subgraphexport.format.Wire;
 
 /**
  * The tokens of a JSON stream read straight from its UTF-8 bytes, in the meaning of Jackson's {@link JsonParser}
@@ -57,37 +55,6 @@ final class JsonTokens {
     private static final int NAME_SLOTS = 512;
     private static final int NAME_PROBES = 4;
     private static final int MAX_CACHED_NAME = 64;
-    /**
-     * The wire format's own strings (field names, record kinds, value tags, vector kinds, ...), the instances the
-     * decoder's {@code switch} statements hold, so that a name or short value found in the caches matches them by
-     * identity.
-     */
-    private static final ShortStrings CANONICAL = new ShortStrings(1024);
-
-    static {
-        java.util.List<String> canonical = new java.util.ArrayList<>();
-        for (java.lang.reflect.Field f : Wire.Json.class.getFields()) {
-            if (f.getType() == String.class && java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
-                try {
-                    canonical.add((String) f.get(null));
-                } catch (IllegalAccessException e) {
-                    throw new ExceptionInInitializerError(e);
-                }
-            }
-        }
-        for (ValueSink.ArrayKind k : ValueSink.ArrayKind.values()) {
-            canonical.add(Wire.Json.arrayTag(k));
-        }
-        for (ValueSink.VectorKind k : ValueSink.VectorKind.values()) {
-            canonical.add(k.name());
-        }
-        for (String c : canonical) {
-            byte[] b = Arrays.copyOf(c.getBytes(StandardCharsets.ISO_8859_1), c.length() + PADDING);
-            if (c.length() <= ShortStrings.MAX_LENGTH) {
-                CANONICAL.put(b, 0, c.length(), c);
-            }
-        }
-    }
     /** Scratch arrays above this size are dropped after use rather than kept for the next string. */
     private static final int KEEP_SCRATCH = 1 << 16;
     /** Jackson's default base64 variant (MIME without line feeds), whose streaming decoder {@link #base64} follows. */
@@ -163,9 +130,9 @@ final class JsonTokens {
     private java.util.ArrayList<byte[]> fullBlocks;
     private long fullBytes;
 
-    /** Field names and string values of up to 16 bytes seen before (seeded with {@link #CANONICAL}). */
-    private final ShortStrings shortNames = new ShortStrings(CANONICAL);
-    private final ShortStrings shortValues = new ShortStrings(CANONICAL);
+    /** Field names and string values of up to 16 bytes seen before (seeded with the format's own strings). */
+    private final ShortStrings shortNames = ShortStrings.seeded();
+    private final ShortStrings shortValues = ShortStrings.seeded();
     /** Longer names: each one's bytes as little-endian longs (the last one zero-padded), its length, its String. */
     private final long[][] nameWords = new long[NAME_SLOTS][];
     private final int[] nameLengths = new int[NAME_SLOTS];
@@ -571,7 +538,7 @@ final class JsonTokens {
         }
         long h = length;
         for (int i = 0; i < length; i += 8) {
-            h = (h ^ word(b, start + i, length - i)) * 0x9E3779B97F4A7C15L;
+            h = (h ^ ShortStrings.word(b, start + i, length - i)) * 0x9E3779B97F4A7C15L;
         }
         int first = (int) (h >>> (Long.SIZE - Integer.numberOfTrailingZeros(NAME_SLOTS)));
         int free = -1;
@@ -588,7 +555,7 @@ final class JsonTokens {
         String n = new String(b, start, length, StandardCharsets.ISO_8859_1);
         long[] k = new long[(length + 7) >>> 3];
         for (int i = 0; i < length; i += 8) {
-            k[i >>> 3] = word(b, start + i, length - i);
+            k[i >>> 3] = ShortStrings.word(b, start + i, length - i);
         }
         int s = free >= 0 ? free : first;
         nameWords[s] = k;
@@ -599,18 +566,13 @@ final class JsonTokens {
 
     private static boolean sameWords(long[] k, byte[] b, int start, int length) {
         for (int i = 0; i < length; i += 8) {
-            if (k[i >>> 3] != word(b, start + i, length - i)) {
+            if (k[i >>> 3] != ShortStrings.word(b, start + i, length - i)) {
                 return false;
             }
         }
         return true;
     }
 
-    /** The {@code min(8, left)} bytes at {@code i} as a little-endian long, zero-padded. */
-    private static long word(byte[] b, int i, int left) {
-        long w = (long) LONGS.get(b, i);
-        return left >= 8 ? w : w & ((1L << (left << 3)) - 1);
-    }
 
     /**
      * The index of the first byte in {@code b[from..to)} that ends a plain ASCII run in a string: a quote, a
@@ -1096,74 +1058,5 @@ final class JsonTokens {
         block = firstBlock;
         blockLength = 0;
         return out;
-    }
-
-    /**
-     * A cache of ASCII strings of at most 16 bytes, keyed by their bytes as two little-endian longs: a recurring
-     * label, type, key or enum-like value costs a lookup instead of a String. Bounded: each lookup probes two slots,
-     * and a new string that finds neither free replaces the first.
-     */
-    static final class ShortStrings {
-        static final int MAX_LENGTH = 16;
-        private final long[] words0;
-        private final long[] words1;
-        /** Length + 1 of each slot's string; 0 for a free slot. */
-        private final int[] lengths;
-        private final String[] strings;
-        private final int shift;
-
-        ShortStrings(int slots) {
-            words0 = new long[slots];
-            words1 = new long[slots];
-            lengths = new int[slots];
-            strings = new String[slots];
-            shift = Long.SIZE - Integer.numberOfTrailingZeros(slots);
-        }
-
-        ShortStrings(ShortStrings template) {
-            words0 = template.words0.clone();
-            words1 = template.words1.clone();
-            lengths = template.lengths.clone();
-            strings = template.strings.clone();
-            shift = template.shift;
-        }
-
-        /** The string of the ASCII bytes {@code b[start..start+length)} (length at most 16, 8 bytes readable after). */
-        String get(byte[] b, int start, int length) {
-            long w0 = word(b, start, length);
-            long w1 = length > 8 ? word(b, start + 8, length - 8) : 0;
-            int s = slot(w0, w1, length);
-            int mask = lengths.length - 1;
-            for (int i = 0; i < 2; i++, s = (s + 1) & mask) {
-                if (lengths[s] == length + 1 && words0[s] == w0 && words1[s] == w1) {
-                    return strings[s];
-                }
-            }
-            String string = new String(b, start, length, StandardCharsets.ISO_8859_1);
-            put(w0, w1, length, string);
-            return string;
-        }
-
-        void put(byte[] b, int start, int length, String string) {
-            long w0 = word(b, start, length);
-            put(w0, length > 8 ? word(b, start + 8, length - 8) : 0, length, string);
-        }
-
-        private void put(long w0, long w1, int length, String string) {
-            int first = slot(w0, w1, length);
-            int s = lengths[first] == 0 ? first : (first + 1) & (lengths.length - 1);
-            if (lengths[s] != 0) {
-                s = first;
-            }
-            words0[s] = w0;
-            words1[s] = w1;
-            lengths[s] = length + 1;
-            strings[s] = string;
-        }
-
-        private int slot(long w0, long w1, int length) {
-            long h = (w0 ^ Long.rotateLeft(w1, 29) ^ length) * 0x9E3779B97F4A7C15L;
-            return (int) (h >>> shift);
-        }
     }
 }
