@@ -205,16 +205,14 @@ final class BsonTokens {
     /** Strict UTF-8: ASCII copied directly, anything else through the JDK's decoder, which reports malformed input. */
     private String utf8(int start, int end) throws DecodeException {
         byte[] b = d;
-        for (int i = start; i < end; i++) {
-            if (b[i] < 0) {
-                try {
-                    return utf8.decode(ByteBuffer.wrap(b, start, end - start)).toString();
-                } catch (CharacterCodingException e) {
-                    throw new DecodeException("malformed UTF-8 in a BSON string: " + e);
-                }
-            }
+        if (ascii(b, start, end)) {
+            return new String(b, start, end - start, StandardCharsets.ISO_8859_1);
         }
-        return new String(b, start, end - start, StandardCharsets.ISO_8859_1);
+        try {
+            return utf8.decode(ByteBuffer.wrap(b, start, end - start)).toString();
+        } catch (CharacterCodingException e) {
+            throw new DecodeException("malformed UTF-8 in a BSON string: " + e);
+        }
     }
 
     private static int int32(byte[] b, int i) {
