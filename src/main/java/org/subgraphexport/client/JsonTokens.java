@@ -901,10 +901,11 @@ final class JsonTokens {
     /**
      * The rest of a base64 string, its opening quote read, as Jackson's {@code UTF8StreamJsonParser._decodeBase64}
      * (2.x) decodes it with its default variant: quartets of base64 characters; spaces skipped before a quartet, and
-     * so are escaped whitespace and an escaped {@code =} there; in a quartet escapes decode to their char ({@code \/}
-     * is {@code /}, <code>&#92;u0041</code> is {@code A}; an escaped {@code =} as its second char goes into the bits
-     * as Jackson's does, as -2); padding required; anything else is an error. Stricter only in that a raw control
-     * character before a quartet is an error (Jackson skipped it; in JSON it is not allowed in a string). Whole
+     * so is escaped whitespace there; in a quartet escapes decode to their char ({@code \/} is {@code /},
+     * <code>&#92;u0041</code> is {@code A}); padding required; anything else is an error. Stricter in two ways: a raw
+     * control character before a quartet is an error (Jackson skipped it; in JSON it is not allowed in a string),
+     * and so is an escaped {@code =} where a raw one is, before a quartet or as its second char (Jackson skipped the
+     * first and mixed -2 into the bits of the second, decoding to bytes nobody wrote). Whole
      * quartets of plain base64 characters in the buffer are decoded without the per-character checks.
      */
     private byte[] base64() throws IOException {
@@ -986,7 +987,7 @@ final class JsonTokens {
 
     /**
      * The value of character {@code index} (1 to 3) of a group: 0..63, or BASE64_VALUE_PADDING for a raw or escaped
-     * {@code =} as the third or fourth one (or, as with Jackson, an escaped one as the second: -2 goes into the bits).
+     * {@code =} as the third or fourth one.
      */
     private int groupChar(int index) throws IOException {
         int ch = next();
@@ -1002,7 +1003,8 @@ final class JsonTokens {
 
     /**
      * The base64 value of the char that escape {@code ch} (its backslash, read) stands for; -1 for whitespace as a
-     * quartet's first char, -2 for padding ({@code BASE64_VALUE_PADDING}); anything else is an error.
+     * quartet's first char, -2 for padding ({@code BASE64_VALUE_PADDING}) as its third or fourth; anything else is
+     * an error.
      */
     private int base64Escape(int ch, int index) throws IOException {
         if (ch != '\\') {
@@ -1012,6 +1014,10 @@ final class JsonTokens {
         int c = escape();
         if (c <= ' ' && index == 0) {
             return -1;
+        }
+        if (c == '=' && index < 2) {  // where a raw '=' is an error (Jackson skipped it, or mixed -2 into the bits)
+            throw new DecodeException("malformed base64 in a JSON string: padding as character " + (index + 1)
+                    + " of a quartet");
         }
         int bits = c < BASE64_VALUES.length ? BASE64_VALUES[c] : Base64Variant.BASE64_VALUE_INVALID;
         if (bits == Base64Variant.BASE64_VALUE_INVALID) {
