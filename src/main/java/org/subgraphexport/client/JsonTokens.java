@@ -32,8 +32,9 @@ import java.util.Arrays;
  * string values of at most {@code maxStringLength} chars. A UTF-8 byte order mark at the start is skipped. Stricter
  * than Jackson on malformed input only: UTF-8 is decoded strictly (overlong forms, encoded surrogates, code points
  * above U+10FFFF and stray bytes are errors; Jackson took some of them), a raw control character in a base64
- * {@code bytes} string is an error as in any string (Jackson's streaming base64 decoder skipped it), and the input must
- * be UTF-8 (Jackson also detected UTF-16 and UTF-32).
+ * {@code bytes} string is an error as in any string (Jackson's streaming base64 decoder skipped it), so is an escaped
+ * {@code =} where a raw one is an error (Jackson skipped it or decoded odd bytes), and the input must be UTF-8
+ * (Jackson also detected UTF-16 and UTF-32).
  *
  * <p>Strings are read lazily, like Jackson's: a VALUE_STRING token is only the opening quote; {@link #getText} or
  * {@link #getBinaryValue} read the rest, and the next token skips it (checked, not kept, not limited in length, as
