@@ -19,7 +19,7 @@ final class BsonDocuments {
     /** Deepest document nesting: a row value's lists and maps {@link Wire#MAX_NESTING} deep, two levels per map. */
     private static final int MAX_DEPTH = 2 * Wire.MAX_NESTING + 16;
 
-    /** Bytes kept readable after a document's end: {@link ShortStrings} reads a string's bytes as two longs. */
+    /** Bytes kept readable after a document's end: {@link ShortStrings} reads up to 8 bytes beyond a string. */
     static final int PADDING = 16;
 
     private final InputStream in;

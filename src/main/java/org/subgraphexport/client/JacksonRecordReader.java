@@ -58,7 +58,6 @@ final class JacksonRecordReader extends AbstractRecordReader {
     }
 
     static JacksonRecordReader json(Source source) {
-        // rows: two levels of JSON per map, one per list
         return new JacksonRecordReader(Format.JSON, source, new JsonTokens(source, MAX_JSON_DEPTH, MAX_JSON_STRING),
                 null);
     }
@@ -757,10 +756,5 @@ final class JacksonRecordReader extends AbstractRecordReader {
     /** JSON: the base64 bytes of a VALUE_STRING; BSON: the bytes of a binary. */
     private byte[] getBinaryValue() throws IOException {
         return json != null ? json.getBinaryValue() : bsonTokens.getBinaryValue();
-    }
-
-    @Override
-    public void close() throws IOException {
-        super.close();
     }
 }

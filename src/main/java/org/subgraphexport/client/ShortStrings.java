@@ -18,8 +18,9 @@ import org.subgraphexport.format.Wire;
  * and a new string that finds neither free replaces the first. {@link #seeded} caches start with the wire format's
  * own strings (field names, record kinds, value tags, vector kinds, ...), the instances the decoders' {@code switch}
  * statements hold, so that a name or short value found in them matches by identity. One per decoder (not
- * thread-safe); used by {@link JsonTokens} and {@link BsonTokens}. The bytes looked up must be followed by at least
- * 16 readable bytes of the array (they are read as longs and masked).
+ * thread-safe); used by {@link JsonTokens} and {@link BsonTokens}. The bytes are read as whole longs and masked:
+ * the 8 bytes from the string's start (and from its ninth byte, if longer) must be readable, so up to 8 bytes beyond
+ * its end (both callers' buffers are padded).
  */
 final class ShortStrings {
     static final int MAX_LENGTH = 16;
@@ -75,7 +76,7 @@ final class ShortStrings {
         shift = template.shift;
     }
 
-    /** The string of the ASCII bytes {@code b[start..start+length)} (length at most 16, 8 bytes readable after). */
+    /** The string of the ASCII bytes {@code b[start..start+length)} (length at most 16; see the class comment). */
     String get(byte[] b, int start, int length) {
         long w0 = word(b, start, length);
         long w1 = length > 8 ? word(b, start + 8, length - 8) : 0;

@@ -58,17 +58,8 @@ public final class CypherExport implements AutoCloseable {
     /**
      * Writes header, the records of every row of {@code result} (and in rows mode the rows), and the end record.
      * At {@code maxNodes} nodes the export stops before the row that needed one more, and the end record says
-     * truncated.
-     */
-    public static void run(InternalTransaction tx, Result result, boolean rows, long maxNodes, GraphWriter out)
-            throws IOException {
-        run(tx, result, rows, maxNodes, 1, out);
-    }
-
-    /**
-     * As {@link #run(InternalTransaction, Result, boolean, long, GraphWriter)}; in graph mode labels and property
-     * values are read with {@code readThreads} threads in all (this one included). The stream is the same either
-     * way; rows mode always reads on this thread.
+     * truncated. In graph mode labels and property values are read with {@code readThreads} threads in all (this
+     * one included); the stream is the same either way. Rows mode always reads on this thread.
      */
     public static void run(InternalTransaction tx, Result result, boolean rows, long maxNodes, int readThreads,
             GraphWriter out) throws IOException {

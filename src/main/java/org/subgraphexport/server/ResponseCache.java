@@ -1,10 +1,12 @@
 package org.subgraphexport.server;
 
 import java.util.Enumeration;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.WeakHashMap;
 import javax.servlet.http.HttpServletRequest;
 import org.neo4j.dbms.api.DatabaseManagementService;
@@ -38,35 +40,30 @@ final class ResponseCache {
 
         static Directives of(HttpServletRequest request) {
             if (request == null) return NONE;
-            Enumeration<String> headers = request.getHeaders("Cache-Control");
-            if (headers == null || !headers.hasMoreElements()) {
-                return has(request.getHeaders("Pragma"), "no-cache") ? new Directives(true, false) : NONE;
+            Set<String> directives = names(request.getHeaders("Cache-Control"));
+            if (directives == null) {  // no Cache-Control header: HTTP/1.0's Pragma counts
+                Set<String> pragmas = names(request.getHeaders("Pragma"));
+                return pragmas != null && pragmas.contains("no-cache") ? new Directives(true, false) : NONE;
             }
-            boolean noCache = false;
-            boolean noStore = false;
-            while (headers.hasMoreElements()) {
-                for (String directive : headers.nextElement().split(",")) {
-                    String name = name(directive);
-                    noCache |= name.equals("no-cache");
-                    noStore |= name.equals("no-store");
-                }
-            }
+            boolean noCache = directives.contains("no-cache");
+            boolean noStore = directives.contains("no-store");
             return noCache || noStore ? new Directives(noCache, noStore) : NONE;
         }
 
-        private static boolean has(Enumeration<String> headers, String wanted) {
-            while (headers != null && headers.hasMoreElements()) {
+        /**
+         * The names of the comma-separated directives in every one of these headers, lower case, without their
+         * arguments; null if there is no such header.
+         */
+        private static Set<String> names(Enumeration<String> headers) {
+            if (headers == null || !headers.hasMoreElements()) return null;
+            Set<String> names = new HashSet<>();
+            while (headers.hasMoreElements()) {
                 for (String directive : headers.nextElement().split(",")) {
-                    if (name(directive).equals(wanted)) return true;
+                    int eq = directive.indexOf('=');
+                    names.add((eq < 0 ? directive : directive.substring(0, eq)).strip().toLowerCase(Locale.ROOT));
                 }
             }
-            return false;
-        }
-
-        /** A directive's name, lower case, without its argument. */
-        private static String name(String directive) {
-            int eq = directive.indexOf('=');
-            return (eq < 0 ? directive : directive.substring(0, eq)).strip().toLowerCase(Locale.ROOT);
+            return names;
         }
     }
 
