@@ -25,17 +25,19 @@ import org.subgraphexport.read.Walkers;
 
 /**
  * Single-threaded against parallel walk, in-process, no HTTP: the walk into a writer that encodes nothing, and the
- * walk plus Kryo encoding into a discarding stream. Variants run round-robin (one run of each per round) so that
- * the noise of a shared machine hits them alike; prints every run and the medians.
+ * walk plus encoding (Kryo unless {@code modes} says otherwise) into a discarding stream. Variants run round-robin
+ * (one run of each per round) so that the noise of a shared machine hits them alike; prints every run and the medians.
  *
  * <pre>
  * mvn -o -q -DbuildDir=target-par test-compile dependency:build-classpath -Dmdep.outputFile=target-par/cp.txt
  * java -Xms4g -Xmx4g --add-opens=... -cp target-par/test-classes:target-par/classes:$(cat target-par/cp.txt) \
- *   org.subgraphexport.bench.ParallelWalkProbe [dataDir] [objects] [runs] [warmups] [variants]
+ *   org.subgraphexport.bench.ParallelWalkProbe [dataDir] [objects] [runs] [warmups] [variants] [modes]
  * </pre>
  * {@code variants}: comma-separated {@code threads[/batchRecords[/minConcurrency]]}, default {@code 1,2} (batches of
- * 512, and the production minimum concurrency 1.3 below which a walk goes on single-threaded; 0 never does). The demo graph is
- * generated into {@code dataDir} (default {@code target-par/probe-db}) once and reused; page cache 1 GiB.
+ * 512, and the production minimum concurrency 1.3 below which a walk goes on single-threaded; 0 never does).
+ * {@code modes}: comma-separated {@code walk} (no output) or {@code walk+FORMAT} with a format's path segment, default
+ * {@code walk,walk+kryo}. The demo graph is generated into {@code dataDir} (default {@code target-par/probe-db}) once
+ * and reused; page cache 1 GiB.
  */
 public final class ParallelWalkProbe {
     private ParallelWalkProbe() {}
@@ -46,6 +48,13 @@ public final class ParallelWalkProbe {
         int runs = args.length > 2 ? Integer.parseInt(args[2]) : 9;
         int warmups = args.length > 3 ? Integer.parseInt(args[3]) : 5;
         String[] variants = (args.length > 4 ? args[4] : "1,2").split(",");
+        List<String> modes = List.of((args.length > 5 ? args[5] : "walk,walk+kryo").split(","));
+        for (String mode : modes) {
+            if (!mode.equals("walk") && (!mode.startsWith("walk+")
+                    || Format.fromPathSegment(mode.substring("walk+".length())).isEmpty())) {
+                throw new IllegalArgumentException("mode " + mode + ": walk or walk+FORMAT (json, bson, kryo, kryo-lzf)");
+            }
+        }
 
         DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(dir)
                 .setConfig(GraphDatabaseSettings.pagecache_memory, 1L << 30)
@@ -74,7 +83,7 @@ public final class ParallelWalkProbe {
             Map<String, long[]> threadCpu = new LinkedHashMap<>();
             Map<String, long[]> allocated = new LinkedHashMap<>();
             List<Runnable> order = new ArrayList<>();
-            for (String mode : List.of("walk", "walk+kryo")) {
+            for (String mode : modes) {
                 for (String v : variants) {
                     String[] parts = v.split("/");
                     int threads = Integer.parseInt(parts[0]);
@@ -96,7 +105,9 @@ public final class ParallelWalkProbe {
                         long cpu0 = OS.getProcessCpuTime();
                         long own0 = THREADS.getCurrentThreadCpuTime();
                         long alloc0 = THREADS.getCurrentThreadAllocatedBytes();
-                        long t = once(db, rootElementId, spec, threads, batch, minConcurrency, mode.equals("walk+kryo"), expectNodes, expectRels);
+                        Format format = mode.equals("walk") ? null
+                                : Format.fromPathSegment(mode.substring("walk+".length())).orElseThrow();
+                        long t = once(db, rootElementId, spec, threads, batch, minConcurrency, format, expectNodes, expectRels);
                         if (run[0] >= 0) {
                             times[run[0]] = t;
                             cpu[run[0]] = OS.getProcessCpuTime() - cpu0;
@@ -139,11 +150,12 @@ public final class ParallelWalkProbe {
     }
 
     private static long once(GraphDatabaseService db, String rootElementId, WalkSpec spec, int threads, int batch,
-            double minConcurrency, boolean kryo, long expectNodes, long expectRels) {
+            double minConcurrency, Format format, long expectNodes, long expectRels) {
         try (Transaction tx = db.beginTx()) {
             InternalTransaction itx = (InternalTransaction) tx;
             long rootId = itx.elementIdMapper().nodeId(rootElementId);
-            GraphWriter out = kryo ? Format.KRYO.open(OutputStream.nullOutputStream()) : new WalkOnlyResource.DiscardingWriter();
+            GraphWriter out = format != null ? format.open(OutputStream.nullOutputStream())
+                    : new WalkOnlyResource.DiscardingWriter();
             long start = System.nanoTime();
             SubgraphWalker.Result result = Walkers.export(itx, rootId, spec, threads, batch, minConcurrency, out);
             out.finish();
