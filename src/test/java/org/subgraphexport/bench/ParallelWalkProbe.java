@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
@@ -18,6 +19,7 @@ import org.subgraphexport.bench.floor.WalkOnlyResource;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.format.Format;
 import org.subgraphexport.format.GraphWriter;
+import org.subgraphexport.format.JacksonGraphWriter;
 import org.subgraphexport.read.StoreState;
 import org.subgraphexport.read.SubgraphWalker;
 import org.subgraphexport.read.WalkSpec;
@@ -35,8 +37,8 @@ import org.subgraphexport.read.Walkers;
  * </pre>
  * {@code variants}: comma-separated {@code threads[/batchRecords[/minConcurrency]]}, default {@code 1,2} (batches of
  * 512, and the production minimum concurrency 1.3 below which a walk goes on single-threaded; 0 never does).
- * {@code modes}: comma-separated {@code walk} (no output) or {@code walk+FORMAT} with a format's path segment, default
- * {@code walk,walk+kryo}. The demo graph is generated into {@code dataDir} (default {@code target-par/probe-db}) once
+ * {@code modes}: comma-separated {@code walk} (no output), {@code walk+FORMAT} with a format's path segment, or
+ * {@code walk+json-jackson} (the Jackson JSON writer, the fast one's reference); default {@code walk,walk+kryo}. The demo graph is generated into {@code dataDir} (default {@code target-par/probe-db}) once
  * and reused; page cache 1 GiB.
  */
 public final class ParallelWalkProbe {
@@ -50,10 +52,7 @@ public final class ParallelWalkProbe {
         String[] variants = (args.length > 4 ? args[4] : "1,2").split(",");
         List<String> modes = List.of((args.length > 5 ? args[5] : "walk,walk+kryo").split(","));
         for (String mode : modes) {
-            if (!mode.equals("walk") && (!mode.startsWith("walk+")
-                    || Format.fromPathSegment(mode.substring("walk+".length())).isEmpty())) {
-                throw new IllegalArgumentException("mode " + mode + ": walk or walk+FORMAT (json, bson, kryo, kryo-lzf)");
-            }
+            writer(mode);  // fails early on an unknown mode
         }
 
         DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(dir)
@@ -105,9 +104,8 @@ public final class ParallelWalkProbe {
                         long cpu0 = OS.getProcessCpuTime();
                         long own0 = THREADS.getCurrentThreadCpuTime();
                         long alloc0 = THREADS.getCurrentThreadAllocatedBytes();
-                        Format format = mode.equals("walk") ? null
-                                : Format.fromPathSegment(mode.substring("walk+".length())).orElseThrow();
-                        long t = once(db, rootElementId, spec, threads, batch, minConcurrency, format, expectNodes, expectRels);
+                        long t = once(db, rootElementId, spec, threads, batch, minConcurrency, writer(mode), expectNodes,
+                                expectRels);
                         if (run[0] >= 0) {
                             times[run[0]] = t;
                             cpu[run[0]] = OS.getProcessCpuTime() - cpu0;
@@ -142,6 +140,23 @@ public final class ParallelWalkProbe {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
 
+    /** The writer a mode names: nothing, a format's, or (json-jackson) the Jackson JSON writer the fast one replaced. */
+    private static Function<OutputStream, GraphWriter> writer(String mode) {
+        if (mode.equals("walk")) {
+            return out -> new WalkOnlyResource.DiscardingWriter();
+        }
+        if (mode.equals("walk+json-jackson")) {
+            return JacksonGraphWriter::json;
+        }
+        Format format = mode.startsWith("walk+") ? Format.fromPathSegment(mode.substring("walk+".length())).orElse(null)
+                : null;
+        if (format == null) {
+            throw new IllegalArgumentException("mode " + mode
+                    + ": walk, walk+FORMAT (json, bson, kryo, kryo-lzf) or walk+json-jackson");
+        }
+        return format::open;
+    }
+
     private static double median(long[] values) {
         long[] sorted = values.clone();
         Arrays.sort(sorted);
@@ -150,12 +165,11 @@ public final class ParallelWalkProbe {
     }
 
     private static long once(GraphDatabaseService db, String rootElementId, WalkSpec spec, int threads, int batch,
-            double minConcurrency, Format format, long expectNodes, long expectRels) {
+            double minConcurrency, Function<OutputStream, GraphWriter> writer, long expectNodes, long expectRels) {
         try (Transaction tx = db.beginTx()) {
             InternalTransaction itx = (InternalTransaction) tx;
             long rootId = itx.elementIdMapper().nodeId(rootElementId);
-            GraphWriter out = format != null ? format.open(OutputStream.nullOutputStream())
-                    : new WalkOnlyResource.DiscardingWriter();
+            GraphWriter out = writer.apply(OutputStream.nullOutputStream());
             long start = System.nanoTime();
             SubgraphWalker.Result result = Walkers.export(itx, rootId, spec, threads, batch, minConcurrency, out);
             out.finish();

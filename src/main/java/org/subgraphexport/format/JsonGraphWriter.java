@@ -1,0 +1,1088 @@
+package org.subgraphexport.format;
+
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetTime;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.TemporalAccessor;
+import java.util.Arrays;
+
+/**
+ * Writes the {@code json} format (see {@link Wire}) as bytes into its own buffer: the same bytes as Jackson's
+ * {@code UTF8JsonGenerator} behind {@link JacksonGraphWriter#json} (the reference this writer is tested against,
+ * call by call and byte by byte), at a fraction of the cost. A record's fixed parts are pre-encoded runs
+ * ({@code ,{"record":"node","id":"} is one copy), token names are quoted and encoded once per stream and kept by
+ * database token id, element ids are the prefix's bytes and decimal digits, and there is no generator context to
+ * keep: this writer's own state (the open typed array, the row, list and map stack, whether a property's value is
+ * due) is all the checking the {@link GraphWriter} contract needs.
+ *
+ * <p>Bytes are Jackson's default output: no whitespace; in strings {@code "} and {@code \} escaped with a
+ * backslash, control characters as {@code \b \t \n \f \r} or <code>&#92;u00XX</code>, every UTF-16 surrogate (paired or
+ * not) as <code>&#92;uXXXX</code>, all other characters as UTF-8; token names (labels, types, keys) quoted by Jackson's
+ * {@link JsonStringEncoder}, which writes a surrogate pair as one 4-byte UTF-8 sequence; numbers as
+ * {@link Integer#toString}, {@link Long#toString}, {@link Float#toString} and {@link Double#toString} write them;
+ * binary as standard base64 with padding.
+ *
+ * <p>Buffering is {@link KryoGraphWriter}'s: the buffer grows rather than hand part of a record to the target,
+ * and goes to the target (a write, no flush) at the end of a record once it holds {@link Wire#KRYO_BUFFER} bytes or
+ * more, so {@link #error} can cut an unfinished record by moving the write position back to the end of the last
+ * complete one. The target is flushed once, by {@link #finish}.
+ */
+public final class JsonGraphWriter implements GraphWriter {
+    private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] BASE64 =
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".getBytes(StandardCharsets.US_ASCII);
+    /** Per ASCII byte: 0 written as it is, a letter for a two-character escape, 'u' for <code>&#92;u00XX</code>. */
+    private static final byte[] ESCAPES = new byte[128];
+
+    static {
+        for (int c = 0; c < 0x20; c++) {
+            ESCAPES[c] = 'u';
+        }
+        ESCAPES['"'] = '"';
+        ESCAPES['\\'] = '\\';
+        ESCAPES['\b'] = 'b';
+        ESCAPES['\t'] = 't';
+        ESCAPES['\f'] = 'f';
+        ESCAPES['\n'] = 'n';
+        ESCAPES['\r'] = 'r';
+    }
+
+    private static final byte[]
+            NODE_START = ascii(",{\"record\":\"node\",\"id\":"),
+            LABELS_START = ascii(",\"labels\":["),
+            NODE_PROPERTIES = ascii("],\"properties\":{"),
+            RELATIONSHIP_START = ascii(",{\"record\":\"relationship\",\"id\":"),
+            TYPE = ascii(",\"type\":"), START = ascii(",\"start\":"), END = ascii(",\"end\":"),
+            PROPERTIES = ascii(",\"properties\":{"),
+            HEADER_START = ascii("[{\"record\":\"header\",\"version\":" + Wire.VERSION + ",\"database\":"),
+            ROOT = ascii(",\"root\":"),
+            COLUMNS_START = ascii(",{\"record\":\"columns\",\"names\":["),
+            ROW_START = ascii(",{\"record\":\"row\",\"values\":["),
+            END_START = ascii(",{\"record\":\"end\",\"nodes\":"),
+            RELATIONSHIPS = ascii(",\"relationships\":"), TRUNCATED_TRUE = ascii(",\"truncated\":true"),
+            TRUNCATED_FALSE = ascii(",\"truncated\":false"), ROWS = ascii(",\"rows\":"),
+            ERROR_START = ascii(",{\"record\":\"error\",\"code\":"), MESSAGE = ascii(",\"message\":"),
+            TRUE = ascii("true"), FALSE = ascii("false"), NULL = ascii("null"),
+            NAN = ascii("\"" + Wire.Json.NAN + "\""), INFINITY = ascii("\"" + Wire.Json.INFINITY + "\""),
+            NEGATIVE_INFINITY = ascii("\"" + Wire.Json.NEGATIVE_INFINITY + "\""),
+            BYTE = tag(Wire.Json.BYTE), SHORT = tag(Wire.Json.SHORT), INT = tag(Wire.Json.INT),
+            FLOAT = tag(Wire.Json.FLOAT), DOUBLE = tag(Wire.Json.DOUBLE), CHAR = tag(Wire.Json.CHAR),
+            BYTES = tag(Wire.Json.BYTES), DURATION = tag(Wire.Json.DURATION), DATE = tag(Wire.Json.DATE),
+            LOCAL_TIME = tag(Wire.Json.LOCAL_TIME), TIME = tag(Wire.Json.TIME),
+            LOCAL_DATE_TIME = tag(Wire.Json.LOCAL_DATE_TIME), DATE_TIME = tag(Wire.Json.DATE_TIME),
+            UUID = tag(Wire.Json.UUID), MAP = ascii("{\"" + Wire.Json.MAP + "\":{"),
+            NODE_REF = tag(Wire.Json.NODE_REF), RELATIONSHIP_REF = tag(Wire.Json.RELATIONSHIP_REF),
+            POINT_START = ascii("{\"srid\":"), COORDINATES = ascii(",\"coordinates\":["),
+            POINT_TAG = tag(Wire.Json.POINT), VECTOR_START = ascii("{\"" + Wire.Json.VECTOR + "\":{\"kind\":\""),
+            VECTOR_VALUES = ascii("\",\"values\":["), PATH_START = ascii("{\"" + Wire.Json.PATH + "\":{\"nodes\":["),
+            PATH_RELATIONSHIPS = ascii("],\"relationships\":["), LONG_MIN = ascii(Long.toString(Long.MIN_VALUE));
+    private static final byte[][] ARRAY_TAGS = new byte[ArrayKind.values().length][];
+
+    static {
+        for (ArrayKind k : ArrayKind.values()) {
+            ARRAY_TAGS[k.ordinal()] = ascii("{\"" + Wire.Json.arrayTag(k) + "\":[");
+        }
+    }
+
+    // kinds of open containers
+    private static final int ROW = 1, LIST = 2, MAP_KIND = 3;
+
+    private final OutputStream target;
+    private byte[] buf = new byte[2 * Wire.KRYO_BUFFER];
+    private int pos;
+    /** Buffer position at the end of the last complete record: where {@link #error} cuts back to. */
+    private int committed;
+    /** Bytes handed to the target so far. */
+    private long drained;
+    private TokenNames tokens;
+    /** Quoted names by database token id; keys also carry their colon. Null until first met. */
+    private byte[][] labels = new byte[64][], types = new byte[16][], keys = new byte[64][];
+    /** {@code "} and the element-id prefix as bytes, room for the digits after it; null if the prefix needs escaping. */
+    private byte[] nodeIdBytes, relIdBytes;
+    private int nodePrefix, relPrefix;
+    private String nodeIdPrefix, relIdPrefix;
+    private boolean started, closed, finished;
+    /** Stream offset right after the header record. */
+    private long headerEnd;
+    /** Inside a node's or relationship's properties object. */
+    private boolean inProperties;
+    private int propertyCount;
+    /** After {@link #property}, before its value. */
+    private boolean valueDue;
+    /** Kind of the open typed array, null outside arrays; its elements so far. */
+    private ArrayKind array;
+    private int arrayCount;
+    /** Number of columns of a rows stream; -1 for a graph stream. */
+    private int columnCount = -1;
+    private long rows;
+    /** Open row, lists and maps, innermost last: kinds, announced sizes, entries so far, a map entry's value due. */
+    private int depth;
+    private int[] containerKinds = new int[8], containerSizes = new int[8], containerCounts = new int[8];
+    private boolean[] mapValueDue = new boolean[8];
+    private final StringBuilder text = new StringBuilder(64);
+
+    private JsonGraphWriter(OutputStream target) {
+        this.target = target;
+    }
+
+    /** A {@code json} writer over {@code out}. */
+    public static JsonGraphWriter json(OutputStream out) {
+        return new JsonGraphWriter(out);
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] tag(String name) {
+        return ascii("{\"" + name + "\":");
+    }
+
+    // ---- records ------------------------------------------------------------------------------------------
+
+    @Override
+    public void header(Header header, TokenNames tokens) throws IOException {
+        if (started) {
+            throw new IllegalStateException("header() twice");
+        }
+        this.tokens = tokens;
+        nodeIdPrefix = header.nodeIdPrefix();  // as it is: an unpaired surrogate in it is escaped, not replaced
+        relIdPrefix = header.relIdPrefix();
+        nodeIdBytes = rawIdBuffer(nodeIdPrefix);
+        nodePrefix = nodeIdPrefix.length() + 1;
+        relIdBytes = rawIdBuffer(relIdPrefix);
+        relPrefix = relIdPrefix.length() + 1;
+        put(HEADER_START);
+        string(JacksonGraphWriter.wellFormed(header.database()));
+        put(ROOT);
+        string(JacksonGraphWriter.wellFormed(header.root()));
+        put((byte) '}');
+        endRecord();
+        headerEnd = drained + pos;
+        started = true;
+    }
+
+    @Override
+    public void beginNode(long id, int[] labelIds, int labelCount) throws IOException {
+        beginRecord("beginNode()");
+        put(NODE_START);
+        nodeId(id);
+        put(LABELS_START);
+        for (int i = 0; i < labelCount; i++) {
+            if (i > 0) {
+                put((byte) ',');
+            }
+            put(label(labelIds[i]));
+        }
+        put(NODE_PROPERTIES);
+        inProperties = true;
+        propertyCount = 0;
+    }
+
+    @Override
+    public void endNode() throws IOException {
+        endProperties();
+    }
+
+    @Override
+    public void beginRelationship(long id, int type, long startNode, long endNode) throws IOException {
+        beginRecord("beginRelationship()");
+        put(RELATIONSHIP_START);
+        relationshipId(id);
+        put(TYPE);
+        put(type(type));
+        put(START);
+        nodeId(startNode);
+        put(END);
+        nodeId(endNode);
+        put(PROPERTIES);
+        inProperties = true;
+        propertyCount = 0;
+    }
+
+    @Override
+    public void endRelationship() throws IOException {
+        endProperties();
+    }
+
+    private void endProperties() throws IOException {
+        if (array != null || depth != 0) {
+            throw new IllegalStateException("record ended inside an array or a row");
+        }
+        if (!inProperties || valueDue) {
+            throw new IllegalStateException(valueDue ? "record ended where a property's value is due"
+                    : "no node or relationship to end");
+        }
+        put((byte) '}', (byte) '}');
+        endRecord();
+    }
+
+    @Override
+    public void property(int key) throws IOException {
+        if (!inProperties || valueDue || array != null) {
+            throw new IllegalStateException(!inProperties ? "property() outside a node or relationship"
+                    : valueDue ? "property() where the previous property's value is due" : "property() inside an array");
+        }
+        byte[] name = key(key);
+        if (propertyCount++ > 0) {
+            put((byte) ',');
+        }
+        put(name);
+        valueDue = true;
+    }
+
+    @Override
+    public void columns(String[] names) throws IOException {
+        if (!started || closed || drained + committed != headerEnd || pos != committed) {
+            throw new IllegalStateException("columns() comes once, right after header()");
+        }
+        if (names.length > Wire.MAX_LENGTH) {
+            throw new IllegalArgumentException(names.length + " columns");
+        }
+        put(COLUMNS_START);
+        for (int i = 0; i < names.length; i++) {
+            if (i > 0) {
+                put((byte) ',');
+            }
+            string(JacksonGraphWriter.wellFormed(names[i]));
+        }
+        put((byte) ']', (byte) '}');
+        endRecord();
+        columnCount = names.length;
+    }
+
+    @Override
+    public void beginRow() throws IOException {
+        if (columnCount < 0 || depth != 0 || array != null) {
+            throw new IllegalStateException(columnCount < 0 ? "beginRow() without columns()"
+                    : "beginRow() inside a row or an array");
+        }
+        beginRecord("beginRow()");
+        put(ROW_START);
+        push(ROW, columnCount);
+    }
+
+    @Override
+    public void endRow() throws IOException {
+        pop(ROW, "endRow() without beginRow()");
+        put((byte) ']', (byte) '}');
+        endRecord();
+        rows++;
+    }
+
+    @Override
+    public void end(long nodes, long relationships, boolean truncated) throws IOException {
+        requireOpen("end()");
+        if (pos != committed || depth != 0 || array != null) {
+            throw new IllegalStateException("end() inside a record");
+        }
+        put(END_START);
+        number(nodes);
+        put(RELATIONSHIPS);
+        number(relationships);
+        put(truncated ? TRUNCATED_TRUE : TRUNCATED_FALSE);
+        if (columnCount >= 0) {
+            put(ROWS);
+            number(rows);
+        }
+        put((byte) '}');
+        endRecord();
+        closed = true;
+    }
+
+    @Override
+    public void error(String code, String message) throws IOException {
+        requireOpen("error()");
+        pos = committed;  // drops an unfinished record
+        array = null;
+        depth = 0;
+        inProperties = false;
+        valueDue = false;
+        put(ERROR_START);
+        string(JacksonGraphWriter.wellFormed(code));
+        put(MESSAGE);
+        string(message == null ? "" : JacksonGraphWriter.wellFormed(message));
+        put((byte) '}');
+        endRecord();
+        closed = true;
+    }
+
+    private void requireOpen(String call) {
+        if (!started || closed || finished) {
+            throw new IllegalStateException(call + (!started ? " before header(): no stream has started"
+                    : " after the closing record"));
+        }
+    }
+
+    private void beginRecord(String call) {
+        if (!started || closed || pos != committed) {
+            throw new IllegalStateException(call + (!started ? " before header()" : closed
+                    ? " after the closing record" : " inside a record"));
+        }
+    }
+
+    /** A record is complete: remembers where it ends, and hands the buffer to the target once it is full enough. */
+    private void endRecord() throws IOException {
+        inProperties = false;
+        if (pos >= Wire.KRYO_BUFFER) {
+            int n = pos;
+            pos = 0;
+            committed = 0;
+            target.write(buf, 0, n);
+            drained += n;
+            return;
+        }
+        committed = pos;
+    }
+
+    @Override
+    public void finish() throws IOException {
+        if (finished) {
+            return;
+        }
+        finished = true;
+        if (!started || pos != committed) {
+            throw new IllegalStateException(!started ? "finish() before header()" : "finish() inside a record");
+        }
+        put((byte) ']');
+        int n = pos;
+        pos = 0;
+        committed = 0;
+        target.write(buf, 0, n);
+        drained += n;
+        target.flush();
+    }
+
+    // ---- values -------------------------------------------------------------------------------------------
+
+    @Override
+    public void writeBoolean(boolean value) throws IOException {
+        element(ArrayKind.BOOLEAN);
+        put(value ? TRUE : FALSE);
+    }
+
+    @Override
+    public void writeByte(byte value) throws IOException {
+        if (array != null) {
+            throw new IllegalStateException("byte arrays are written with writeBytes");
+        }
+        value();
+        put(BYTE);
+        number(value);
+        put((byte) '}');
+    }
+
+    @Override
+    public void writeShort(short value) throws IOException {
+        boolean tagged = open(ArrayKind.SHORT, SHORT);
+        number(value);
+        close(tagged);
+    }
+
+    @Override
+    public void writeInt(int value) throws IOException {
+        boolean tagged = open(ArrayKind.INT, INT);
+        number(value);
+        close(tagged);
+    }
+
+    @Override
+    public void writeLong(long value) throws IOException {
+        element(ArrayKind.LONG);
+        number(value);
+    }
+
+    @Override
+    public void writeFloat(float value) throws IOException {
+        boolean tagged = open(ArrayKind.FLOAT, FLOAT);
+        if (Float.isFinite(value)) {
+            plain(Float.toString(value));
+        } else {
+            nonFinite(value);
+        }
+        close(tagged);
+    }
+
+    @Override
+    public void writeDouble(double value) throws IOException {
+        if (array != null) {
+            element(ArrayKind.DOUBLE);
+            doublePayload(value);
+        } else if (Double.isFinite(value)) {
+            value();
+            plain(Double.toString(value));
+        } else {
+            value();
+            put(DOUBLE);
+            nonFinite(value);
+            put((byte) '}');
+        }
+    }
+
+    @Override
+    public void writeChar(char value) throws IOException {
+        boolean tagged = open(ArrayKind.CHAR, CHAR);
+        string(Character.isSurrogate(value) ? "?" : String.valueOf(value));
+        close(tagged);
+    }
+
+    @Override
+    public void writeString(String value) throws IOException {
+        element(ArrayKind.STRING);
+        string(JacksonGraphWriter.wellFormed(value));
+    }
+
+    /** ASCII bytes are copied (escaped where JSON needs it) in one pass; other content is decoded first. */
+    @Override
+    public void writeUtf8(byte[] utf8, int offset, int length) throws IOException {
+        element(ArrayKind.STRING);
+        int start = pos;
+        ensure(length + 2);
+        byte[] b = buf;
+        int p = pos;
+        b[p++] = '"';
+        for (int i = offset, end = offset + length; i < end; i++) {
+            byte c = utf8[i];
+            if (c < 0) {
+                pos = start;
+                string(JacksonGraphWriter.wellFormed(new String(utf8, offset, length, StandardCharsets.UTF_8)));
+                return;
+            }
+            if (ESCAPES[c] == 0) {
+                b[p++] = c;
+            } else {
+                pos = p;
+                ensure(6 + end - i);
+                b = buf;
+                p = escape(c, b, pos);
+            }
+        }
+        b[p++] = '"';
+        pos = p;
+    }
+
+    @Override
+    public void writeBytes(byte[] value) throws IOException {
+        if (array != null) {
+            throw new IllegalStateException("writeBytes inside an array");
+        }
+        value();
+        put(BYTES);
+        base64(value);
+        put((byte) '}');
+    }
+
+    @Override
+    public void writePoint(int srid, double[] coordinates) throws IOException {
+        if (coordinates.length != 2 && coordinates.length != 3) {
+            throw new IllegalArgumentException("a point has 2 or 3 coordinates, not " + coordinates.length);
+        }
+        boolean tagged = open(ArrayKind.POINT, POINT_TAG);
+        put(POINT_START);
+        number(srid);
+        put(COORDINATES);
+        for (int i = 0; i < coordinates.length; i++) {
+            if (i > 0) {
+                put((byte) ',');
+            }
+            doublePayload(coordinates[i]);
+        }
+        put((byte) ']', (byte) '}');
+        close(tagged);
+    }
+
+    @Override
+    public void writeDuration(long months, long days, long seconds, int nanos) throws IOException {
+        boolean tagged = open(ArrayKind.DURATION, DURATION);
+        put((byte) '[');
+        number(months);
+        put((byte) ',');
+        number(days);
+        put((byte) ',');
+        number(seconds);
+        put((byte) ',');
+        number(nanos);
+        put((byte) ']');
+        close(tagged);
+    }
+
+    @Override
+    public void writeDate(LocalDate value) throws IOException {
+        temporal(ArrayKind.DATE, DATE, DateTimeFormatter.ISO_LOCAL_DATE, value);
+    }
+
+    @Override
+    public void writeLocalTime(LocalTime value) throws IOException {
+        temporal(ArrayKind.LOCAL_TIME, LOCAL_TIME, DateTimeFormatter.ISO_LOCAL_TIME, value);
+    }
+
+    @Override
+    public void writeTime(OffsetTime value) throws IOException {
+        temporal(ArrayKind.TIME, TIME, DateTimeFormatter.ISO_OFFSET_TIME, value);
+    }
+
+    @Override
+    public void writeLocalDateTime(LocalDateTime value) throws IOException {
+        temporal(ArrayKind.LOCAL_DATE_TIME, LOCAL_DATE_TIME, DateTimeFormatter.ISO_LOCAL_DATE_TIME, value);
+    }
+
+    @Override
+    public void writeDateTime(ZonedDateTime value) throws IOException {
+        temporal(ArrayKind.DATE_TIME, DATE_TIME, DateTimeFormatter.ISO_ZONED_DATE_TIME, value);
+    }
+
+    @Override
+    public void writeUuid(long msb, long lsb) throws IOException {
+        boolean tagged = open(ArrayKind.UUID, UUID);
+        ensure(38);
+        byte[] b = buf;
+        int p = pos;
+        b[p] = '"';
+        hex(b, p + 1, msb >>> 32, 8);
+        b[p + 9] = '-';
+        hex(b, p + 10, msb >>> 16, 4);
+        b[p + 14] = '-';
+        hex(b, p + 15, msb, 4);
+        b[p + 19] = '-';
+        hex(b, p + 20, lsb >>> 48, 4);
+        b[p + 24] = '-';
+        hex(b, p + 25, lsb, 12);
+        b[p + 37] = '"';
+        pos = p + 38;
+        close(tagged);
+    }
+
+    /** Lower-case hex digits, as {@link java.util.UUID#toString()} writes them. */
+    private static void hex(byte[] b, int at, long bits, int digits) {
+        for (int i = at + digits - 1; i >= at; i--) {
+            int d = (int) (bits & 0xF);
+            b[i] = (byte) (d < 10 ? '0' + d : 'a' + d - 10);
+            bits >>>= 4;
+        }
+    }
+
+    @Override
+    public void writeVector(VectorKind kind, Object values) throws IOException {
+        if (array != null) {
+            throw new IllegalStateException("writeVector inside an array");
+        }
+        value();
+        put(VECTOR_START);
+        plain(kind.name());
+        put(VECTOR_VALUES);
+        switch (kind) {
+            case INT8 -> {
+                byte[] v = (byte[]) values;
+                for (int i = 0; i < v.length; i++) {
+                    comma(i);
+                    number(v[i]);
+                }
+            }
+            case INT16 -> {
+                short[] v = (short[]) values;
+                for (int i = 0; i < v.length; i++) {
+                    comma(i);
+                    number(v[i]);
+                }
+            }
+            case INT32 -> {
+                int[] v = (int[]) values;
+                for (int i = 0; i < v.length; i++) {
+                    comma(i);
+                    number(v[i]);
+                }
+            }
+            case INT64 -> {
+                long[] v = (long[]) values;
+                for (int i = 0; i < v.length; i++) {
+                    comma(i);
+                    number(v[i]);
+                }
+            }
+            case FLOAT32 -> {
+                float[] v = (float[]) values;
+                for (int i = 0; i < v.length; i++) {
+                    comma(i);
+                    if (Float.isFinite(v[i])) {
+                        plain(Float.toString(v[i]));
+                    } else {
+                        nonFinite(v[i]);
+                    }
+                }
+            }
+            case FLOAT64 -> {
+                double[] v = (double[]) values;
+                for (int i = 0; i < v.length; i++) {
+                    comma(i);
+                    doublePayload(v[i]);
+                }
+            }
+        }
+        put((byte) ']', (byte) '}');
+        put((byte) '}');
+    }
+
+    private void comma(int index) {
+        if (index > 0) {
+            put((byte) ',');
+        }
+    }
+
+    @Override
+    public void beginArray(int size, ArrayKind kind) throws IOException {
+        if (array != null) {
+            throw new IllegalStateException("nested arrays are not values");
+        }
+        value();
+        put(ARRAY_TAGS[kind.ordinal()]);
+        array = kind;
+        arrayCount = 0;
+    }
+
+    @Override
+    public void endArray() throws IOException {
+        if (array == null) {
+            throw new IllegalStateException("endArray without beginArray");
+        }
+        array = null;
+        put((byte) ']', (byte) '}');
+    }
+
+    // ---- row values ---------------------------------------------------------------------------------------
+
+    @Override
+    public void writeNull() throws IOException {
+        rowValue("writeNull()");
+        put(NULL);
+    }
+
+    @Override
+    public void beginList(int size) throws IOException {
+        beginContainer("beginList()", size);
+        put((byte) '[');  // a plain array is a list: typed arrays are tagged objects
+        push(LIST, size);
+    }
+
+    @Override
+    public void endList() throws IOException {
+        pop(LIST, "endList() without beginList()");
+        put((byte) ']');
+    }
+
+    @Override
+    public void beginMap(int size) throws IOException {
+        beginContainer("beginMap()", size);
+        put(MAP);
+        push(MAP_KIND, size);
+    }
+
+    @Override
+    public void mapKey(String key) throws IOException {
+        int d = depth - 1;
+        if (depth == 0 || array != null || containerKinds[d] != MAP_KIND) {
+            throw new IllegalStateException("mapKey() outside a map");
+        }
+        if (mapValueDue[d]) {
+            throw new IllegalStateException("mapKey() where the previous key's value is due");
+        }
+        if (containerCounts[d]++ > 0) {
+            put((byte) ',');
+        }
+        string(JacksonGraphWriter.wellFormed(key));
+        put((byte) ':');
+        mapValueDue[d] = true;
+    }
+
+    @Override
+    public void endMap() throws IOException {
+        pop(MAP_KIND, "endMap() without beginMap()");
+        put((byte) '}', (byte) '}');
+    }
+
+    @Override
+    public void writeNodeRef(long id) throws IOException {
+        rowValue("writeNodeRef()");
+        put(NODE_REF);
+        nodeId(id);
+        put((byte) '}');
+    }
+
+    @Override
+    public void writeRelationshipRef(long id) throws IOException {
+        rowValue("writeRelationshipRef()");
+        put(RELATIONSHIP_REF);
+        relationshipId(id);
+        put((byte) '}');
+    }
+
+    @Override
+    public void writePath(long[] nodeIds, long[] relationshipIds) throws IOException {
+        if (nodeIds.length != relationshipIds.length + 1 || nodeIds.length > Wire.MAX_LENGTH) {
+            throw new IllegalArgumentException("a path has one node more than relationships, not "
+                    + nodeIds.length + " and " + relationshipIds.length);
+        }
+        rowValue("writePath()");
+        put(PATH_START);
+        for (int i = 0; i < nodeIds.length; i++) {
+            comma(i);
+            nodeId(nodeIds[i]);
+        }
+        put(PATH_RELATIONSHIPS);
+        for (int i = 0; i < relationshipIds.length; i++) {
+            comma(i);
+            relationshipId(relationshipIds[i]);
+        }
+        put((byte) ']', (byte) '}');
+        put((byte) '}');
+    }
+
+    private void rowValue(String call) {
+        if (depth == 0 || array != null) {
+            throw new IllegalStateException(call + (array != null ? " inside a typed array" : " outside a row"));
+        }
+        value();
+    }
+
+    private void beginContainer(String call, int size) {
+        if (size < 0 || size > Wire.MAX_LENGTH) {
+            throw new IllegalArgumentException(call + " size " + size + " outside 0.." + Wire.MAX_LENGTH);
+        }
+        if (depth == 0 || array != null) {
+            throw new IllegalStateException(call + (array != null ? " inside a typed array" : " outside a row"));
+        }
+        if (depth > Wire.MAX_NESTING) {  // the row is depth 1: lists and maps nest depth - 1 levels deep
+            throw new IllegalStateException("lists and maps nested deeper than " + Wire.MAX_NESTING + " levels");
+        }
+        value();
+    }
+
+    private void push(int kind, int size) {
+        if (depth == containerKinds.length) {
+            containerKinds = Arrays.copyOf(containerKinds, depth * 2);
+            containerSizes = Arrays.copyOf(containerSizes, depth * 2);
+            containerCounts = Arrays.copyOf(containerCounts, depth * 2);
+            mapValueDue = Arrays.copyOf(mapValueDue, depth * 2);
+        }
+        containerKinds[depth] = kind;
+        containerSizes[depth] = size;
+        containerCounts[depth] = 0;
+        mapValueDue[depth] = false;
+        depth++;
+    }
+
+    /** Checks the innermost container's entries against its announced size, and forgets it. */
+    private void pop(int kind, String unopened) {
+        int d = depth - 1;
+        if (depth == 0 || array != null || containerKinds[d] != kind) {
+            throw new IllegalStateException(unopened);
+        }
+        if (mapValueDue[d]) {
+            throw new IllegalStateException("endMap() where the last key's value is due");
+        }
+        int expected = containerSizes[d];
+        int actual = containerCounts[d];
+        if (actual != expected) {
+            throw new IllegalStateException((kind == ROW ? "a row of " : kind == LIST ? "a list of " : "a map of ")
+                    + expected + (kind == MAP_KIND ? " entries" : " values") + " received " + actual);
+        }
+        depth = d;
+    }
+
+    /**
+     * Where a value starts outside typed arrays: the value of the property named last, or the next value of the
+     * innermost row or list (after a comma if it is not the first), or of the map key written last.
+     */
+    private void value() {
+        if (depth > 0) {
+            int d = depth - 1;
+            if (containerKinds[d] == MAP_KIND) {
+                if (!mapValueDue[d]) {
+                    throw new IllegalStateException("a map value without its mapKey()");
+                }
+                mapValueDue[d] = false;
+            } else if (containerCounts[d]++ > 0) {
+                put((byte) ',');
+            }
+        } else if (valueDue) {
+            valueDue = false;
+        } else {
+            throw new IllegalStateException("a value without its property()");
+        }
+    }
+
+    /** A value that is plain JSON outside arrays; inside one, checks its kind and separates it. */
+    private void element(ArrayKind kind) {
+        if (array == null) {
+            value();
+        } else if (array != kind) {
+            throw new IllegalStateException(kind + " value in an array of " + array);
+        } else if (arrayCount++ > 0) {
+            put((byte) ',');
+        }
+    }
+
+    /** Outside an array opens {@code {tag:} } and returns true; inside, checks and separates the element. */
+    private boolean open(ArrayKind kind, byte[] tag) {
+        if (array == null) {
+            value();
+            put(tag);
+            return true;
+        }
+        element(kind);
+        return false;
+    }
+
+    private void close(boolean tagged) {
+        if (tagged) {
+            put((byte) '}');
+        }
+    }
+
+    private void doublePayload(double value) {
+        if (Double.isFinite(value)) {
+            plain(Double.toString(value));
+        } else {
+            nonFinite(value);
+        }
+    }
+
+    private void nonFinite(double value) {
+        put(Double.isNaN(value) ? NAN : value > 0 ? INFINITY : NEGATIVE_INFINITY);
+    }
+
+    private void temporal(ArrayKind kind, byte[] tag, DateTimeFormatter format, TemporalAccessor value) {
+        boolean tagged = open(kind, tag);
+        StringBuilder sb = text;
+        sb.setLength(0);
+        format.formatTo(value, sb);
+        string(sb);
+        close(tagged);
+    }
+
+    // ---- ids and tokens -----------------------------------------------------------------------------------
+
+    /**
+     * {@code "} and the prefix as the start of a byte buffer for {@link #id}, if every char of it is printable
+     * ASCII that JSON writes as it is (no quote, no backslash), as in Neo4j's element ids; else null.
+     */
+    private static byte[] rawIdBuffer(String prefix) {
+        byte[] buffer = new byte[prefix.length() + 22];  // quotes + sign + 19 digits of a long
+        buffer[0] = '"';
+        for (int i = 0; i < prefix.length(); i++) {
+            char c = prefix.charAt(i);
+            if (c < 0x20 || c > 0x7E || c == '"' || c == '\\') {
+                return null;
+            }
+            buffer[i + 1] = (byte) c;
+        }
+        return buffer;
+    }
+
+    private void nodeId(long id) {
+        id(nodeIdBytes, nodePrefix, nodeIdPrefix, id);
+    }
+
+    private void relationshipId(long id) {
+        id(relIdBytes, relPrefix, relIdPrefix, id);
+    }
+
+    /** The quoted element id: prefix and decimal digits, copied straight when the prefix needs no escaping. */
+    private void id(byte[] prefixBytes, int prefixLength, String prefix, long id) {
+        if (prefixBytes == null || id < 0) {
+            string(prefix + id);
+            return;
+        }
+        ensure(prefixLength + 21);
+        byte[] b = buf;
+        System.arraycopy(prefixBytes, 0, b, pos, prefixLength);
+        int end = JacksonGraphWriter.decimal(b, pos + prefixLength, id);
+        b[end] = '"';
+        pos = end + 1;
+    }
+
+    private byte[] label(int id) {
+        byte[][] cache = labels = ensure(labels, id);
+        byte[] s = cache[id];
+        if (s == null) {
+            s = cache[id] = quotedName(tokens.label(id), false);
+        }
+        return s;
+    }
+
+    private byte[] type(int id) {
+        byte[][] cache = types = ensure(types, id);
+        byte[] s = cache[id];
+        if (s == null) {
+            s = cache[id] = quotedName(tokens.relationshipType(id), false);
+        }
+        return s;
+    }
+
+    private byte[] key(int id) {
+        byte[][] cache = keys = ensure(keys, id);
+        byte[] s = cache[id];
+        if (s == null) {
+            s = cache[id] = quotedName(tokens.propertyKey(id), true);
+        }
+        return s;
+    }
+
+    /** A token name as Jackson writes a pre-encoded name: quoted by {@link JsonStringEncoder}; a key with its colon. */
+    private static byte[] quotedName(String name, boolean colon) {
+        byte[] quoted = JsonStringEncoder.getInstance().quoteAsUTF8(JacksonGraphWriter.wellFormed(name));
+        byte[] b = new byte[quoted.length + (colon ? 3 : 2)];
+        b[0] = '"';
+        System.arraycopy(quoted, 0, b, 1, quoted.length);
+        b[quoted.length + 1] = '"';
+        if (colon) {
+            b[quoted.length + 2] = ':';
+        }
+        return b;
+    }
+
+    private static byte[][] ensure(byte[][] cache, int id) {
+        if (id < cache.length) {
+            if (id < 0) {
+                throw new IllegalArgumentException("negative token id " + id);
+            }
+            return cache;
+        }
+        return Arrays.copyOf(cache, Math.max(id + 1, cache.length * 2));
+    }
+
+    // ---- bytes --------------------------------------------------------------------------------------------
+
+    private void ensure(int n) {
+        if (n > buf.length - pos) {
+            long needed = (long) pos + n;
+            if (needed > Integer.MAX_VALUE - 8) {
+                throw new IllegalStateException("a record of more than 2 GB");
+            }
+            buf = Arrays.copyOf(buf, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(needed, 2L * buf.length)));
+        }
+    }
+
+    private void put(byte b) {
+        ensure(1);
+        buf[pos++] = b;
+    }
+
+    private void put(byte a, byte b) {
+        ensure(2);
+        buf[pos] = a;
+        buf[pos + 1] = b;
+        pos += 2;
+    }
+
+    private void put(byte[] bytes) {
+        int n = bytes.length;
+        ensure(n);
+        System.arraycopy(bytes, 0, buf, pos, n);
+        pos += n;
+    }
+
+    /** An ASCII string that needs no escaping (a number), unquoted. */
+    @SuppressWarnings("deprecation")  // String.getBytes(int, int, byte[], int): the low byte of each char, no copy
+    private void plain(String s) {
+        int n = s.length();
+        ensure(n);
+        s.getBytes(0, n, buf, pos);
+        pos += n;
+    }
+
+    private void number(long value) {
+        if (value < 0) {
+            if (value == Long.MIN_VALUE) {
+                put(LONG_MIN);
+                return;
+            }
+            put((byte) '-');
+            value = -value;
+        }
+        ensure(19);
+        pos = JacksonGraphWriter.decimal(buf, pos, value);
+    }
+
+    /** Writes {@code c}'s escape at {@code p} (room for 6 bytes is there) and returns the position after it. */
+    private static int escape(int c, byte[] b, int p) {
+        b[p++] = '\\';
+        byte e = c < 0x80 ? ESCAPES[c] : (byte) 'u';
+        if (e != 'u') {
+            b[p++] = e;
+            return p;
+        }
+        b[p++] = 'u';
+        b[p++] = HEX[(c >> 12) & 0xF];
+        b[p++] = HEX[(c >> 8) & 0xF];
+        b[p++] = HEX[(c >> 4) & 0xF];
+        b[p++] = HEX[c & 0xF];
+        return p;
+    }
+
+    /** A quoted JSON string, escaped as Jackson's generator escapes a String value (surrogates included). */
+    private void string(CharSequence s) {
+        int n = s.length();
+        put((byte) '"');
+        int i = 0;
+        while (i < n) {
+            int chunk = Math.min(n - i, 4096);
+            ensure(6 * chunk + 1);
+            byte[] b = buf;
+            int p = pos;
+            for (int end = i + chunk; i < end; i++) {
+                char c = s.charAt(i);
+                if (c < 0x80) {
+                    if (ESCAPES[c] == 0) {
+                        b[p++] = (byte) c;
+                    } else {
+                        p = escape(c, b, p);
+                    }
+                } else if (c < 0x800) {
+                    b[p++] = (byte) (0xC0 | c >> 6);
+                    b[p++] = (byte) (0x80 | c & 0x3F);
+                } else if (Character.isSurrogate(c)) {
+                    p = escape(c, b, p);
+                } else {
+                    b[p++] = (byte) (0xE0 | c >> 12);
+                    b[p++] = (byte) (0x80 | c >> 6 & 0x3F);
+                    b[p++] = (byte) (0x80 | c & 0x3F);
+                }
+            }
+            pos = p;
+        }
+        put((byte) '"');
+    }
+
+    /** Quoted standard base64 with padding, as Jackson's default variant writes binary (no line feeds). */
+    private void base64(byte[] value) {
+        int n = value.length;
+        ensure(2 + (n + 2) / 3 * 4);
+        byte[] b = buf;
+        int p = pos;
+        b[p++] = '"';
+        int i = 0;
+        for (int whole = n - n % 3; i < whole; i += 3) {
+            int bits = (value[i] & 0xFF) << 16 | (value[i + 1] & 0xFF) << 8 | value[i + 2] & 0xFF;
+            b[p++] = BASE64[bits >>> 18];
+            b[p++] = BASE64[bits >>> 12 & 0x3F];
+            b[p++] = BASE64[bits >>> 6 & 0x3F];
+            b[p++] = BASE64[bits & 0x3F];
+        }
+        if (i < n) {
+            int bits = (value[i] & 0xFF) << 16 | (i + 1 < n ? (value[i + 1] & 0xFF) << 8 : 0);
+            b[p++] = BASE64[bits >>> 18];
+            b[p++] = BASE64[bits >>> 12 & 0x3F];
+            b[p++] = i + 1 < n ? BASE64[bits >>> 6 & 0x3F] : (byte) '=';
+            b[p++] = '=';
+        }
+        b[p++] = '"';
+        pos = p;
+    }
+}
