@@ -366,12 +366,8 @@ public final class JacksonGraphWriter implements GraphWriter {
 
     private void endRecord() throws IOException {
         gen.writeEndObject();
-        if (bson) {
-            gen.flush();  // the complete document into the buffer, which keeps flushes from the target
-            buffer.endRecord(0);
-        } else {
-            buffer.endRecord(gen.getOutputBuffered());
-        }
+        gen.flush();  // the complete record into the buffer, which keeps flushes from the target
+        buffer.endRecord();
     }
 
     // ---- values -------------------------------------------------------------------------------------------
@@ -1019,12 +1015,9 @@ public final class JacksonGraphWriter implements GraphWriter {
             // the target belongs to its owner
         }
 
-        /**
-         * A record has ended, {@code pending} bytes of it still in the generator: remembers the offset, and hands
-         * the content to the target if there is enough of it.
-         */
-        void endRecord(int pending) throws IOException {
-            committed = drained + count + pending;
+        /** A record has ended (the generator flushed it here): remembers the offset, hands over enough content. */
+        void endRecord() throws IOException {
+            committed = drained + count;
             if (count >= Wire.KRYO_BUFFER) {
                 drain();
             }

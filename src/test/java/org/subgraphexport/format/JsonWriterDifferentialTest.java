@@ -52,12 +52,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>For every script: each call throws an exception of the same class in both writers or in neither; the bytes
  * are identical (of a stream aborted unfinished: one is a prefix of the other); each write to the target is, before
  * {@code finish()}, at least {@link Wire#KRYO_BUFFER} bytes, and nothing follows the closing bracket; the target is
- * flushed only in {@code finish()}, as often as the reference flushes it, and never closed. Each write of the writer
- * under test ends right after a record, as {@link Wire#KRYO_BUFFER} promises: the JSON nesting depth outside strings
- * is back at the top-level array after a record's closing brace, or at zero after the closing bracket. The reference
- * does not keep that promise ({@code RecordBuffer.endRecord} hands over what Jackson has flushed into it, while the
- * record's last bytes are still in Jackson's own buffer: its writes carry only complete records' bytes, but may end
- * inside one), so neither is held to it while {@link Format#JSON} is still the Jackson writer. Over all scripts:
+ * flushed only in {@code finish()}, as often as the reference flushes it, and never closed. Each write of either
+ * writer ends right after a record, as {@link Wire#KRYO_BUFFER} promises: the JSON nesting depth outside strings
+ * is back at the top-level array after a record's closing brace, or at zero after the closing bracket. Over all scripts:
  * every call, array kind (also empty), vector kind and {@link Misuse} was exercised, {@code error()} came after each
  * kind of call, and a record above 128 KiB was written.
  */
@@ -1109,7 +1106,6 @@ class JsonWriterDifferentialTest {
             this.actual = new Target("seed " + seed + ", the writer under test");
             this.reference = JacksonGraphWriter.json(expected);
             this.test = Format.JSON.open(actual);
-            actual.atRecordEnds = !(test instanceof JacksonGraphWriter);  // see the class comment
         }
 
         /**
@@ -1251,15 +1247,14 @@ class JsonWriterDifferentialTest {
     /**
      * A writer's target: keeps the bytes and checks each write as it comes. Writes before finish() must be at least
      * {@link Wire#KRYO_BUFFER} bytes, none may follow the closing ']', flush() must come only in finish(). It tracks
-     * the JSON nesting depth outside strings across writes: if {@link #atRecordEnds}, after each write the depth must
-     * be 1 (inside the top-level array) right after a '}' (a record's end), or 0 right after the closing ']'.
+     * the JSON nesting depth outside strings across writes: after each write the depth must be 1 (inside the
+     * top-level array) right after a '}' (a record's end), or 0 right after the closing ']'.
      */
     private static final class Target extends OutputStream {
         final String who;
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         int depth;
         private boolean inString, escaped;
-        boolean atRecordEnds;
         boolean finishing;
         int flushes;
         boolean closed;
@@ -1306,7 +1301,7 @@ class JsonWriterDifferentialTest {
                 writesBeforeFinish++;
             }
             byte lastByte = b[off + len - 1];
-            assertTrue(!atRecordEnds || !inString && (depth == 1 && lastByte == '}' || depth == 0 && lastByte == ']'),
+            assertTrue(!inString && (depth == 1 && lastByte == '}' || depth == 0 && lastByte == ']'),
                     () -> who
                     + ": a write (" + len + " bytes) that does not end right after a record; the stream ends with "
                     + tail());
