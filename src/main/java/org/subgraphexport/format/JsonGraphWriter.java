@@ -93,6 +93,8 @@ public final class JsonGraphWriter implements GraphWriter {
 
     // kinds of open containers
     private static final int ROW = 1, LIST = 2, MAP_KIND = 3;
+    // records with properties
+    private static final int NODE = 1, RELATIONSHIP = 2;
 
     private final OutputStream target;
     private byte[] buf = new byte[2 * Wire.KRYO_BUFFER];
@@ -111,8 +113,8 @@ public final class JsonGraphWriter implements GraphWriter {
     private boolean started, closed, finished;
     /** Stream offset right after the header record. */
     private long headerEnd;
-    /** Inside a node's or relationship's properties object. */
-    private boolean inProperties;
+    /** The record whose properties object is open: {@link #NODE}, {@link #RELATIONSHIP}, or 0 between records. */
+    private int inProperties;
     private int propertyCount;
     /** After {@link #property}, before its value. */
     private boolean valueDue;
@@ -182,13 +184,13 @@ public final class JsonGraphWriter implements GraphWriter {
             put(label(labelIds[i]));
         }
         put(NODE_PROPERTIES);
-        inProperties = true;
+        inProperties = NODE;
         propertyCount = 0;
     }
 
     @Override
     public void endNode() throws IOException {
-        endProperties();
+        endProperties(NODE);
     }
 
     @Override
@@ -203,22 +205,22 @@ public final class JsonGraphWriter implements GraphWriter {
         put(END);
         nodeId(endNode);
         put(PROPERTIES);
-        inProperties = true;
+        inProperties = RELATIONSHIP;
         propertyCount = 0;
     }
 
     @Override
     public void endRelationship() throws IOException {
-        endProperties();
+        endProperties(RELATIONSHIP);
     }
 
-    private void endProperties() throws IOException {
+    private void endProperties(int record) throws IOException {
         if (array != null || depth != 0) {
             throw new IllegalStateException("record ended inside an array or a row");
         }
-        if (!inProperties || valueDue) {
+        if (inProperties != record || valueDue) {
             throw new IllegalStateException(valueDue ? "record ended where a property's value is due"
-                    : "no node or relationship to end");
+                    : record == NODE ? "endNode() without beginNode()" : "endRelationship() without beginRelationship()");
         }
         put((byte) '}', (byte) '}');
         endRecord();
@@ -226,8 +228,8 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void property(int key) throws IOException {
-        if (!inProperties || valueDue || array != null) {
-            throw new IllegalStateException(!inProperties ? "property() outside a node or relationship"
+        if (inProperties == 0 || valueDue || array != null) {
+            throw new IllegalStateException(inProperties == 0 ? "property() outside a node or relationship"
                     : valueDue ? "property() where the previous property's value is due" : "property() inside an array");
         }
         byte[] name = key(key);
@@ -303,7 +305,7 @@ public final class JsonGraphWriter implements GraphWriter {
         pos = committed;  // drops an unfinished record
         array = null;
         depth = 0;
-        inProperties = false;
+        inProperties = 0;
         valueDue = false;
         put(ERROR_START);
         string(JacksonGraphWriter.wellFormed(code));
@@ -330,7 +332,7 @@ public final class JsonGraphWriter implements GraphWriter {
 
     /** A record is complete: remembers where it ends, and hands the buffer to the target once it is full enough. */
     private void endRecord() throws IOException {
-        inProperties = false;
+        inProperties = 0;
         if (pos >= Wire.KRYO_BUFFER) {
             int n = pos;
             pos = 0;

@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
@@ -134,6 +135,53 @@ class WriterContractTest {
         assertThrows(IllegalStateException.class, () -> w.writeLong(2));
         assertThrows(IllegalStateException.class, () -> w.beginArray(1, ArrayKind.INT));
         assertThrows(IllegalStateException.class, () -> w.writeBytes(new byte[0]));
+    }
+
+    /**
+     * The JSON writer keeps the property and map-key protocol itself: a call that would make malformed JSON (a record
+     * or map ended where a value is due, two names in a row, a value without a name) throws IllegalStateException
+     * and writes nothing, and an error() after it still ends the stream as well-formed JSON. (The Jackson reference
+     * throws Jackson's own IOException for some of these, writes {@code {"k"}} for a record or map ended after a
+     * name, and lets endRelationship() end a node.)
+     */
+    @Test
+    void jsonRefusesCallsThatWouldWriteMalformedJson() throws IOException {
+        List<ThrowingCall> misuse = List.of(
+                w -> { node(w); w.property(1); w.endNode(); },
+                w -> { node(w); w.property(1); w.property(2); },
+                w -> { node(w); w.writeLong(1); },
+                w -> { node(w); w.property(1); w.writeLong(1); w.writeLong(2); },
+                w -> { w.endNode(); },
+                w -> { node(w); w.endRelationship(); },
+                w -> { node(w); w.beginNode(2, new int[0], 0); },
+                w -> { row(w); w.beginMap(1); w.mapKey("a"); w.endMap(); },
+                w -> { row(w); w.beginMap(2); w.mapKey("a"); w.mapKey("b"); },
+                w -> { row(w); w.beginMap(1); w.writeLong(1); });
+        for (int i = 0; i < misuse.size(); i++) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            GraphWriter w = Format.JSON.open(out);
+            w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
+            w.columns(new String[] {"c"});
+            ThrowingCall call = misuse.get(i);
+            assertThrows(IllegalStateException.class, () -> call.run(w), "misuse " + i);
+            w.error("Test.Code", "after misuse " + i);
+            w.finish();
+            String json = out.toString(StandardCharsets.UTF_8);
+            String errorRecord = ",{\"record\":\"error\",\"code\":\"Test.Code\",\"message\":\"after misuse " + i + "\"}]";
+            assertTrue(json.endsWith("\"names\":[\"c\"]}" + errorRecord), "misuse " + i + ": " + json);
+        }
+    }
+
+    private interface ThrowingCall {
+        void run(GraphWriter w) throws IOException;
+    }
+
+    private static void node(GraphWriter w) throws IOException {
+        w.beginNode(1, new int[0], 0);
+    }
+
+    private static void row(GraphWriter w) throws IOException {
+        w.beginRow();
     }
 
     /** The Kryo string encoding is exactly String.getBytes(UTF_8), unpaired surrogates included. */
