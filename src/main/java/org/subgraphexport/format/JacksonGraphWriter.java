@@ -676,10 +676,7 @@ public final class JacksonGraphWriter implements GraphWriter {
 
     @Override
     public void writePath(long[] nodeIds, long[] relationshipIds) throws IOException {
-        if (nodeIds.length != relationshipIds.length + 1 || nodeIds.length > Wire.MAX_LENGTH) {
-            throw new IllegalArgumentException("a path has one node more than relationships, not "
-                    + nodeIds.length + " and " + relationshipIds.length);
-        }
+        Wire.checkPath(nodeIds, relationshipIds);
         rowValue("writePath()");
         open(PATH);
         gen.writeStartObject();

@@ -726,10 +726,7 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void writePath(long[] nodeIds, long[] relationshipIds) throws IOException {
-        if (nodeIds.length != relationshipIds.length + 1 || nodeIds.length > Wire.MAX_LENGTH) {
-            throw new IllegalArgumentException("a path has one node more than relationships, not "
-                    + nodeIds.length + " and " + relationshipIds.length);
-        }
+        Wire.checkPath(nodeIds, relationshipIds);
         rowValue("writePath()");
         put(PATH_START);
         for (int i = 0; i < nodeIds.length; i++) {

@@ -728,10 +728,7 @@ public final class KryoGraphWriter implements GraphWriter {
 
     @Override
     public void writePath(long[] nodeIds, long[] relationshipIds) throws IOException {
-        if (nodeIds.length != relationshipIds.length + 1 || nodeIds.length > Wire.MAX_LENGTH) {
-            throw new IllegalArgumentException("a path has one node more than relationships, not "
-                    + nodeIds.length + " and " + relationshipIds.length);
-        }
+        Wire.checkPath(nodeIds, relationshipIds);
         rowValue("writePath()");
         try {
             out.writeByte(Wire.T_PATH);                        // value tag

@@ -203,6 +203,14 @@ public final class Wire {
     /** Largest string byte length, byte-array length or element count a decoder accepts (256 Mi). */
     public static final int MAX_LENGTH = 1 << 28;
 
+    /** A path has one node more than relationships, and at most {@link #MAX_LENGTH} nodes: every writer checks. */
+    static void checkPath(long[] nodeIds, long[] relationshipIds) {
+        if (nodeIds.length != relationshipIds.length + 1 || nodeIds.length > MAX_LENGTH) {
+            throw new IllegalArgumentException("a path has one node more than relationships, not "
+                    + nodeIds.length + " and " + relationshipIds.length);
+        }
+    }
+
     /**
      * Deepest nesting of lists and maps in a row value a writer writes and a decoder accepts: a list in a row is
      * level 1, a list in that list level 2, and so on.

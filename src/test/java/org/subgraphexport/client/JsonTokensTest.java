@@ -553,22 +553,7 @@ class JsonTokensTest {
         for (int i = 0; i < keys.length; i++) {
             keys[i] = i < 10 ? "k" + i : randomString(random, 1 + random.nextInt(30));
         }
-        TokenNames tokens = new TokenNames() {
-            @Override
-            public String label(int id) {
-                return labels[id];
-            }
-
-            @Override
-            public String relationshipType(int id) {
-                return types[id];
-            }
-
-            @Override
-            public String propertyKey(int id) {
-                return keys[id];
-            }
-        };
+        TokenNames tokens = FixtureStream.tokens(labels, types, keys);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         GraphWriter w = Format.JSON.open(out);
         String prefix = "4:" + UUID.nameUUIDFromBytes(new byte[] {(byte) random.nextInt()}) + ":";

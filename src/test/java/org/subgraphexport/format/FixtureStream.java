@@ -45,6 +45,26 @@ public final class FixtureStream {
             Map.of("Object", 0, "Thing", 3, "Ünïcödé 🏷", 200, "Empty", 1);
     private static final Map<String, Integer> TYPE_IDS = Map.of("CHILDREN", 0, "LINKS", 2, "SELF", 40);
 
+    /** Token names from arrays indexed by token id (the arrays are read at each call, not copied). */
+    public static TokenNames tokens(String[] labels, String[] types, String[] keys) {
+        return new TokenNames() {
+            @Override
+            public String label(int id) {
+                return labels[id];
+            }
+
+            @Override
+            public String relationshipType(int id) {
+                return types[id];
+            }
+
+            @Override
+            public String propertyKey(int id) {
+                return keys[id];
+            }
+        };
+    }
+
     /** A property: what the writer is given, and what a decoder returns (the same except for lone surrogates). */
     public record Prop(String key, Object written, Object decoded) {}
 

@@ -185,22 +185,7 @@ class JsonWriterDifferentialTest {
             this.labels = names("Label", 1 + r.nextInt(r.nextBoolean() ? 8 : 400));
             this.types = names("TYPE_", 1 + r.nextInt(r.nextBoolean() ? 4 : 300));
             this.keys = names("key", 1 + r.nextInt(r.nextBoolean() ? 12 : 400));
-            this.tokens = new TokenNames() {
-                @Override
-                public String label(int id) {
-                    return labels[id];
-                }
-
-                @Override
-                public String relationshipType(int id) {
-                    return types[id];
-                }
-
-                @Override
-                public String propertyKey(int id) {
-                    return keys[id];
-                }
-            };
+            this.tokens = FixtureStream.tokens(labels, types, keys);
         }
 
         void run() throws IOException {
