@@ -33,8 +33,8 @@ import java.util.Arrays;
  * unfinished record: JSON closes the generator's open arrays and objects (so its state is back at the top-level
  * array), flushes, and truncates the buffer to the end of the last complete record; BSON abandons the generator
  * with its unfinished document (which it never wrote out) and continues with a fresh one. The cost: the
- * record being written and up to 64 KiB before it are in memory, and JSON bytes are copied once more, from
- * Jackson's 8 KB buffer into this one (a {@code System.arraycopy} per 8 KB; nothing per element).
+ * record being written and up to 64 KiB before it are in memory, and the bytes are copied once more, from the
+ * generator's buffer into this one when it is flushed at the end of each record.
  *
  * <p>Field names are pre-encoded {@link SerializedString}s; token names are encoded once per stream and kept by
  * database token id in growable arrays; element ids are written from a reusable buffer (prefix + decimal digits),

@@ -17,15 +17,15 @@ import java.util.Arrays;
  * Writes the {@code json} format (see {@link Wire}) as bytes into its own buffer: the same bytes as Jackson's
  * {@code UTF8JsonGenerator} behind {@link JacksonGraphWriter#json} (the reference this writer is tested against,
  * call by call and byte by byte), at a fraction of the cost. A record's fixed parts are pre-encoded runs
- * ({@code ,{"record":"node","id":"} is one copy), token names are quoted and encoded once per stream and kept by
+ * (<code>,{"record":"node","id":</code> is one copy), token names are quoted and encoded once per stream and kept by
  * database token id, element ids are the prefix's bytes and decimal digits, and there is no generator context to
  * keep: this writer's own state (the open typed array, the row, list and map stack, whether a property's value is
  * due) is all the checking the {@link GraphWriter} contract needs.
  *
  * <p>Bytes are Jackson's default output: no whitespace; in strings {@code "} and {@code \} escaped with a
- * backslash, control characters as {@code \b \t \n \f \r} or <code>&#92;u00XX</code>, every UTF-16 surrogate (paired or
- * not) as <code>&#92;uXXXX</code>, all other characters as UTF-8; token names (labels, types, keys) quoted by Jackson's
- * {@link JsonStringEncoder}, which writes a surrogate pair as one 4-byte UTF-8 sequence; numbers as
+ * backslash, control characters as {@code \b \t \n \f \r} or <code>&#92;u00XX</code>, every UTF-16 surrogate
+ * (paired or not) as <code>&#92;uXXXX</code>, all other characters as UTF-8; token names (labels, types, keys) quoted
+ * by Jackson's {@link JsonStringEncoder}, which writes a surrogate pair as one 4-byte UTF-8 sequence; numbers as
  * {@link Integer#toString}, {@link Long#toString}, {@link Float#toString} and {@link Double#toString} write them;
  * binary as standard base64 with padding.
  *
@@ -106,7 +106,7 @@ public final class JsonGraphWriter implements GraphWriter {
     private TokenNames tokens;
     /** Quoted names by database token id; keys also carry their colon. Null until first met. */
     private byte[][] labels = new byte[64][], types = new byte[16][], keys = new byte[64][];
-    /** {@code "} and the element-id prefix as bytes, room for the digits after it; null if the prefix needs escaping. */
+    /** {@code "} and the element-id prefix as bytes, room for the digits; null if the prefix needs escaping. */
     private byte[] nodeIdBytes, relIdBytes;
     private int nodePrefix, relPrefix;
     private String nodeIdPrefix, relIdPrefix;
@@ -155,6 +155,7 @@ public final class JsonGraphWriter implements GraphWriter {
             throw new IllegalStateException("header() twice");
         }
         this.tokens = tokens;
+        pos = committed;  // nothing of a header() that threw half-way
         nodeIdPrefix = header.nodeIdPrefix();  // as it is: an unpaired surrogate in it is escaped, not replaced
         relIdPrefix = header.relIdPrefix();
         nodeIdBytes = rawIdBuffer(nodeIdPrefix);
@@ -220,7 +221,8 @@ public final class JsonGraphWriter implements GraphWriter {
         }
         if (inProperties != record || valueDue) {
             throw new IllegalStateException(valueDue ? "record ended where a property's value is due"
-                    : record == NODE ? "endNode() without beginNode()" : "endRelationship() without beginRelationship()");
+                    : record == NODE ? "endNode() without beginNode()"
+                    : "endRelationship() without beginRelationship()");
         }
         put((byte) '}', (byte) '}');
         endRecord();
@@ -230,7 +232,8 @@ public final class JsonGraphWriter implements GraphWriter {
     public void property(int key) throws IOException {
         if (inProperties == 0 || valueDue || array != null) {
             throw new IllegalStateException(inProperties == 0 ? "property() outside a node or relationship"
-                    : valueDue ? "property() where the previous property's value is due" : "property() inside an array");
+                    : valueDue ? "property() where the previous property's value is due"
+                    : "property() inside an array");
         }
         byte[] name = key(key);
         if (propertyCount++ > 0) {
@@ -324,8 +327,8 @@ public final class JsonGraphWriter implements GraphWriter {
     }
 
     private void beginRecord(String call) {
-        if (!started || closed || pos != committed) {
-            throw new IllegalStateException(call + (!started ? " before header()" : closed
+        if (!started || closed || finished || pos != committed) {
+            throw new IllegalStateException(call + (!started ? " before header()" : closed || finished
                     ? " after the closing record" : " inside a record"));
         }
     }

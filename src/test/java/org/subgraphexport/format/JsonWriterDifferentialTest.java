@@ -54,9 +54,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@code finish()}, at least {@link Wire#KRYO_BUFFER} bytes, and nothing follows the closing bracket; the target is
  * flushed only in {@code finish()}, as often as the reference flushes it, and never closed. Each write of either
  * writer ends right after a record, as {@link Wire#KRYO_BUFFER} promises: the JSON nesting depth outside strings
- * is back at the top-level array after a record's closing brace, or at zero after the closing bracket. Over all scripts:
- * every call, array kind (also empty), vector kind and {@link Misuse} was exercised, {@code error()} came after each
- * kind of call, and a record above 128 KiB was written.
+ * is back at the top-level array after a record's closing brace, or at zero after the closing bracket. Over all
+ * scripts: every call, array kind (also empty), vector kind and {@link Misuse} was exercised, {@code error()} came
+ * after each kind of call, and a record above 128 KiB was written.
  */
 class JsonWriterDifferentialTest {
     private static final int SEEDS = 500;

@@ -167,7 +167,8 @@ class WriterContractTest {
             w.error("Test.Code", "after misuse " + i);
             w.finish();
             String json = out.toString(StandardCharsets.UTF_8);
-            String errorRecord = ",{\"record\":\"error\",\"code\":\"Test.Code\",\"message\":\"after misuse " + i + "\"}]";
+            String errorRecord = ",{\"record\":\"error\",\"code\":\"Test.Code\",\"message\":\"after misuse "
+                    + i + "\"}]";
             assertTrue(json.endsWith("\"names\":[\"c\"]}" + errorRecord), "misuse " + i + ": " + json);
         }
     }
