@@ -408,7 +408,7 @@ public final class JsonGraphWriter implements GraphWriter {
     public void writeFloat(float value) throws IOException {
         boolean tagged = open(ArrayKind.FLOAT, FLOAT);
         if (Float.isFinite(value)) {
-            plain(Float.toString(value));
+            floating(value);
         } else {
             nonFinite(value);
         }
@@ -422,7 +422,7 @@ public final class JsonGraphWriter implements GraphWriter {
             doublePayload(value);
         } else if (Double.isFinite(value)) {
             value();
-            plain(Double.toString(value));
+            floating(value);
         } else {
             value();
             put(DOUBLE);
@@ -616,7 +616,7 @@ public final class JsonGraphWriter implements GraphWriter {
                 for (int i = 0; i < v.length; i++) {
                     comma(i);
                     if (Float.isFinite(v[i])) {
-                        plain(Float.toString(v[i]));
+                        floating(v[i]);
                     } else {
                         nonFinite(v[i]);
                     }
@@ -849,7 +849,7 @@ public final class JsonGraphWriter implements GraphWriter {
 
     private void doublePayload(double value) {
         if (Double.isFinite(value)) {
-            plain(Double.toString(value));
+            floating(value);
         } else {
             nonFinite(value);
         }
@@ -990,13 +990,41 @@ public final class JsonGraphWriter implements GraphWriter {
         pos += n;
     }
 
-    /** An ASCII string that needs no escaping (a number), unquoted. */
+    /** An ASCII string that needs no escaping (a vector kind's name), unquoted. */
     @SuppressWarnings("deprecation")  // String.getBytes(int, int, byte[], int): the low byte of each char, no copy
     private void plain(String s) {
         int n = s.length();
         ensure(n);
         s.getBytes(0, n, buf, pos);
         pos += n;
+    }
+
+    /** A finite float as {@link Float#toString} spells it, formatted by a reused builder (no String made). */
+    private void floating(float value) {
+        StringBuilder sb = text;
+        sb.setLength(0);
+        sb.append(value);  // the characters of String.valueOf(value)
+        copy(sb);
+    }
+
+    /** A finite double as {@link Double#toString} spells it, formatted by a reused builder (no String made). */
+    private void floating(double value) {
+        StringBuilder sb = text;
+        sb.setLength(0);
+        sb.append(value);  // the characters of String.valueOf(value)
+        copy(sb);
+    }
+
+    /** The builder's ASCII characters, unquoted. */
+    private void copy(StringBuilder ascii) {
+        int n = ascii.length();
+        ensure(n);
+        byte[] b = buf;
+        int p = pos;
+        for (int i = 0; i < n; i++) {
+            b[p + i] = (byte) ascii.charAt(i);
+        }
+        pos = p + n;
     }
 
     private void number(long value) {
