@@ -80,14 +80,19 @@ public final class JsonGraphWriter implements GraphWriter {
             UUID = tag(Wire.Json.UUID), MAP = ascii("{\"" + Wire.Json.MAP + "\":{"),
             NODE_REF = tag(Wire.Json.NODE_REF), RELATIONSHIP_REF = tag(Wire.Json.RELATIONSHIP_REF),
             POINT_START = ascii("{\"srid\":"), COORDINATES = ascii(",\"coordinates\":["),
-            POINT_TAG = tag(Wire.Json.POINT), VECTOR_START = ascii("{\"" + Wire.Json.VECTOR + "\":{\"kind\":\""),
-            VECTOR_VALUES = ascii("\",\"values\":["), PATH_START = ascii("{\"" + Wire.Json.PATH + "\":{\"nodes\":["),
+            POINT_TAG = tag(Wire.Json.POINT), PATH_START = ascii("{\"" + Wire.Json.PATH + "\":{\"nodes\":["),
             PATH_RELATIONSHIPS = ascii("],\"relationships\":["), LONG_MIN = ascii(Long.toString(Long.MIN_VALUE));
     private static final byte[][] ARRAY_TAGS = new byte[ArrayKind.values().length][];
+    /** Per vector kind, everything before the first coordinate. */
+    private static final byte[][] VECTOR_STARTS = new byte[VectorKind.values().length][];
 
     static {
         for (ArrayKind k : ArrayKind.values()) {
             ARRAY_TAGS[k.ordinal()] = ascii("{\"" + Wire.Json.arrayTag(k) + "\":[");
+        }
+        for (VectorKind k : VectorKind.values()) {
+            VECTOR_STARTS[k.ordinal()] = ascii("{\"" + Wire.Json.VECTOR + "\":{\"" + Wire.Json.KIND + "\":\"" + k.name()
+                    + "\",\"" + Wire.Json.VALUES + "\":[");
         }
     }
 
@@ -579,9 +584,7 @@ public final class JsonGraphWriter implements GraphWriter {
             throw new IllegalStateException("writeVector inside an array");
         }
         value();
-        put(VECTOR_START);
-        plain(kind.name());
-        put(VECTOR_VALUES);
+        put(VECTOR_STARTS[kind.ordinal()]);
         switch (kind) {
             case INT8 -> {
                 byte[] v = (byte[]) values;
@@ -987,15 +990,6 @@ public final class JsonGraphWriter implements GraphWriter {
         int n = bytes.length;
         ensure(n);
         System.arraycopy(bytes, 0, buf, pos, n);
-        pos += n;
-    }
-
-    /** An ASCII string that needs no escaping (a vector kind's name), unquoted. */
-    @SuppressWarnings("deprecation")  // String.getBytes(int, int, byte[], int): the low byte of each char, no copy
-    private void plain(String s) {
-        int n = s.length();
-        ensure(n);
-        s.getBytes(0, n, buf, pos);
         pos += n;
     }
 
