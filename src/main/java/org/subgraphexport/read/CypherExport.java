@@ -90,8 +90,12 @@ public final class CypherExport implements AutoCloseable {
             throw e;
         }
         try (CypherExport export = opened) {
+            long rowCount = 0;
             rows:
             while (result.hasNext()) {
+                if ((rowCount++ & Budget.CHECK_MASK) == 0) {
+                    Budget.check(ktx); // rows without a node never reach the entity writer's check
+                }
                 Map<String, Object> row = result.next();
                 for (Object value : row.values()) {
                     export.visit(value);

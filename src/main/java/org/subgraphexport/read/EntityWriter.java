@@ -19,9 +19,6 @@ import org.subgraphexport.format.GraphWriter;
  * the node limit. Shared by every read path (the walk, the Cypher endpoint).
  */
 final class EntityWriter implements WalkOutput {
-    /** How many nodes between two checks that the transaction was not terminated. */
-    private static final int TERMINATION_CHECK_MASK = 1023;
-
     private final KernelTransaction ktx;
     private final Read read;
     private final GraphWriter out;
@@ -61,8 +58,8 @@ final class EntityWriter implements WalkOutput {
         if (!node.next()) {
             return false;
         }
-        if ((nodes & TERMINATION_CHECK_MASK) == 0) {
-            ktx.assertOpen();
+        if ((nodes & Budget.CHECK_MASK) == 0) {
+            Budget.check(ktx);
         }
         TokenSet labels = node.labels();
         int labelCount = labels.numberOfTokens();

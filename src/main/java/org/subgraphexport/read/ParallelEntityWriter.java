@@ -99,8 +99,6 @@ final class ParallelEntityWriter implements WalkOutput {
     static final double MIN_CONCURRENCY = 1.3;
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final boolean CPU_TIME = THREADS.isCurrentThreadCpuTimeSupported() && THREADS.isThreadCpuTimeEnabled();
-    /** How many nodes between two checks that the transaction was not terminated (as in EntityWriter). */
-    private static final int TERMINATION_CHECK_MASK = 1023;
     /** How long the walking thread waits for a worker's batch before it looks again (it is woken earlier). */
     private static final long WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -194,8 +192,8 @@ final class ParallelEntityWriter implements WalkOutput {
             truncated = true;
             return false;
         }
-        if ((acceptedNodes & TERMINATION_CHECK_MASK) == 0) {
-            ktx.assertOpen();
+        if ((acceptedNodes & Budget.CHECK_MASK) == 0) {
+            Budget.check(ktx);
         }
         RecordBatch batch = filling();
         batch.addNode(id);
