@@ -27,7 +27,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.subgraphexport.client.Duration;
 import org.subgraphexport.client.Point;
 import org.subgraphexport.client.Vector;
@@ -41,9 +42,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The {@code json} writer ({@link Format#JSON}) against the Jackson-based writer it must match byte for byte,
- * {@link JacksonGraphWriter#json}, the reference. Seeded random scripts make each {@link GraphWriter} call on both
- * writers: graph and rows streams with odd header strings and element-id prefixes, token names and map keys (quotes,
+ * The {@code json} and {@code bson} writers ({@link Format#JSON}, {@link Format#BSON}: {@link JsonGraphWriter},
+ * {@link BsonGraphWriter}) against the Jackson-based writer each must match byte for byte, {@link
+ * JacksonGraphWriter#json} and {@link JacksonGraphWriter#bson}, the references. Seeded random scripts (the same
+ * for both formats) make each {@link GraphWriter} call on a writer and its reference: graph and rows streams with odd header strings and element-id prefixes, token names and map keys (quotes,
  * backslashes, control characters, U+0000, non-ASCII, supplementary and unpaired surrogates), every value call with
  * edge values (also UTF-8 bytes, valid and malformed, at an offset, and values above 64 and 128 KiB), every array
  * and vector kind, lists and maps nested up to {@link Wire#MAX_NESTING} levels, {@code error()} injected at any
@@ -51,21 +53,23 @@ import static org.junit.jupiter.api.Assertions.fail;
  *
  * <p>For every script: each call throws an exception of the same class in both writers or in neither; the bytes
  * are identical (of a stream aborted unfinished: one is a prefix of the other); each write to the target is, before
- * {@code finish()}, at least {@link Wire#KRYO_BUFFER} bytes, and nothing follows the closing bracket; the target is
+ * {@code finish()}, at least {@link Wire#KRYO_BUFFER} bytes, and nothing follows the closing bracket (BSON: record); the target is
  * flushed only in {@code finish()}, as often as the reference flushes it, and never closed. Each write of either
- * writer ends right after a record, as {@link Wire#KRYO_BUFFER} promises: the JSON nesting depth outside strings
- * is back at the top-level array after a record's closing brace, or at zero after the closing bracket. Over all
- * scripts: every call, array kind (also empty), vector kind and {@link Misuse} was exercised, {@code error()} came
+ * writer ends right after a record, as {@link Wire#KRYO_BUFFER} promises: in JSON the nesting depth outside
+ * strings is back at the top-level array after a record's closing brace, or at zero after the closing bracket; in
+ * BSON the write ends where a document (by its int32 length) ends, and no document follows the closing record. Over
+ * all scripts of a format: every call, array kind (also empty), vector kind and {@link Misuse} was exercised, {@code error()} came
  * after each kind of call, and a record above 128 KiB was written.
  */
-class JsonWriterDifferentialTest {
+class WriterDifferentialTest {
     private static final int SEEDS = 500;
 
-    @Test
-    void randomScriptsWriteExactlyWhatJacksonWrites() throws IOException {
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"JSON", "BSON"})
+    void randomScriptsWriteExactlyWhatJacksonWrites(Format format) throws IOException {
         Set<String> seen = new HashSet<>();
         for (long seed = 1; seed <= SEEDS; seed++) {
-            new Script(seed, seen).run();
+            new Script(format, seed, seen).run();
         }
         Set<String> missing = new TreeSet<>(required());
         missing.removeAll(seen);
@@ -170,10 +174,10 @@ class JsonWriterDifferentialTest {
         private int columns;
         private long nodes, relationships;
 
-        Script(long seed, Set<String> seen) {
+        Script(Format format, long seed, Set<String> seen) {
             this.r = new Random(seed * 0x9E3779B97F4A7C15L);  // consecutive seeds start alike otherwise
             this.seen = seen;
-            this.pair = new Pair(seed, seen);
+            this.pair = new Pair(format, seed, seen);
             this.w = pair.writer;
             this.big = r.nextInt(8) == 0;
             int plan = r.nextInt(8);
@@ -1066,7 +1070,9 @@ class JsonWriterDifferentialTest {
 
         final GraphWriter writer = (GraphWriter) Proxy.newProxyInstance(GraphWriter.class.getClassLoader(),
                 new Class<?>[] {GraphWriter.class}, this);
-        private final long seed;
+        private final Format format;
+        /** The format and the seed, for failure messages. */
+        private final String seed;
         private final Set<String> seen;
         private final Target expected, actual;
         private final GraphWriter reference, test;
@@ -1084,13 +1090,14 @@ class JsonWriterDifferentialTest {
         private boolean inArray;
         private int containers;
 
-        Pair(long seed, Set<String> seen) {
-            this.seed = seed;
+        Pair(Format format, long seed, Set<String> seen) {
+            this.format = format;
+            this.seed = format.pathSegment() + " seed " + seed;
             this.seen = seen;
-            this.expected = new Target("seed " + seed + ", the reference");
-            this.actual = new Target("seed " + seed + ", the writer under test");
-            this.reference = JacksonGraphWriter.json(expected);
-            this.test = Format.JSON.open(actual);
+            this.expected = new Target(format, this.seed + ", the reference");
+            this.actual = new Target(format, this.seed + ", the writer under test");
+            this.reference = format == Format.JSON ? JacksonGraphWriter.json(expected) : JacksonGraphWriter.bson(expected);
+            this.test = format.open(actual);
         }
 
         /**
@@ -1111,7 +1118,7 @@ class JsonWriterDifferentialTest {
             } catch (Rejected expectedThrow) {
                 return;
             }
-            fail("seed " + seed + ": the reference accepted a misuse, the script is wrong; calls: " + trace);
+            fail(seed + ": the reference accepted a misuse, the script is wrong; calls: " + trace);
         }
 
         @Override
@@ -1142,13 +1149,13 @@ class JsonWriterDifferentialTest {
             expected.finishing = actual.finishing = false;
             Class<?> ec = e == null ? null : e.getClass(), ac = a == null ? null : a.getClass();
             if (ec != ac) {
-                fail("seed " + seed + ", call " + calls + " " + name + ": the reference "
+                fail(seed + ", call " + calls + " " + name + ": the reference "
                         + (e == null ? "returned" : "threw " + e) + ", the writer under test "
                         + (a == null ? "returned" : "threw " + a) + "; calls up to it: " + trace, a != null ? a : e);
             }
             if (e != null) {
                 last = "a call that threw";
-                throw new Rejected("seed " + seed + ", call " + calls + " " + name + " threw in both writers", e);
+                throw new Rejected(seed + ", call " + calls + " " + name + " threw in both writers", e);
             }
             last = name;
             switch (name) {
@@ -1196,7 +1203,8 @@ class JsonWriterDifferentialTest {
                 if (!Arrays.equals(e, a)) {
                     fail(difference(e, a));
                 }
-                assertEquals(0, actual.depth, () -> actual.who + ": finish() did not close the top-level array");
+                assertTrue(actual.complete(), () -> actual.who + (format == Format.JSON
+                        ? ": finish() did not close the top-level array" : ": the stream does not end with a closing record"));
             } else {
                 int common = Math.min(e.length, a.length);
                 assertArrayEquals(Arrays.copyOf(e, common), Arrays.copyOf(a, common),
@@ -1216,36 +1224,55 @@ class JsonWriterDifferentialTest {
         private String difference(byte[] e, byte[] a) {
             int at = Arrays.mismatch(e, a);
             int from = Math.max(0, at - 40);
-            return "seed " + seed + ": the outputs differ first at offset " + at + " (the reference wrote " + e.length
+            return seed + ": the outputs differ first at offset " + at + " (the reference wrote " + e.length
                     + " bytes, the writer under test " + a.length + ")\n  reference:  "
                     + context(e, from, at) + "\n  under test: " + context(a, from, at);
         }
 
-        /** The text from {@code from} to 40 bytes after {@code at} (at most the length), {@code at} marked. */
-        private static String context(byte[] b, int from, int at) {
+        /** The bytes from {@code from} to 40 after {@code at} (at most the length), {@code at} marked. */
+        private String context(byte[] b, int from, int at) {
             int to = Math.min(b.length, at + 40);
-            return new String(b, from, at - from, StandardCharsets.UTF_8) + "⟪here⟫"
-                    + new String(b, at, to - at, StandardCharsets.UTF_8);
+            return show(b, from, at) + "⟪here⟫" + show(b, at, to);
+        }
+
+        /** JSON as its text; BSON as hex bytes. */
+        private String show(byte[] b, int from, int to) {
+            if (format == Format.JSON) {
+                return new String(b, from, to - from, StandardCharsets.UTF_8);
+            }
+            StringBuilder sb = new StringBuilder();
+            for (int i = from; i < to; i++) {
+                sb.append(String.format("%02x ", b[i]));
+            }
+            return sb.toString();
         }
     }
 
     /**
      * A writer's target: keeps the bytes and checks each write as it comes. Writes before finish() must be at least
-     * {@link Wire#KRYO_BUFFER} bytes, none may follow the closing ']', flush() must come only in finish(). It tracks
-     * the JSON nesting depth outside strings across writes: after each write the depth must be 1 (inside the
-     * top-level array) right after a '}' (a record's end), or 0 right after the closing ']'.
+     * {@link Wire#KRYO_BUFFER} bytes, none may follow the closing record, flush() must come only in finish(). Each
+     * write must end right after a record. JSON: it tracks the nesting depth outside strings across writes, which
+     * after each write must be 1 (inside the top-level array) right after a '}' (a record's end), or 0 right after
+     * the closing ']'. BSON: it follows the documents by their int32 lengths across writes; a write must end where
+     * one ends, and none may start after the closing record's.
      */
     private static final class Target extends OutputStream {
         final String who;
+        private final boolean json;
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        /** JSON: nesting depth outside strings. */
         int depth;
         private boolean inString, escaped;
+        /** BSON: bytes of the current document still to come; whether the closing record has started. */
+        private long documentLeft;
+        private boolean closingRecord;
         boolean finishing;
         int flushes;
         boolean closed;
         int largestWrite, writesBeforeFinish;
 
-        Target(String who) {
+        Target(Format format, String who) {
+            this.json = format == Format.JSON;
             this.who = who;
         }
 
@@ -1259,9 +1286,22 @@ class JsonWriterDifferentialTest {
             if (len == 0) {
                 return;
             }
-            assertTrue(depth > 0 || bytes.size() == 0, () -> who + ": wrote " + len + " bytes after the closing ]");
+            assertTrue(json ? depth > 0 || bytes.size() == 0 : !closingRecord || documentLeft > 0,
+                    () -> who + ": wrote " + len + " bytes after the closing " + (json ? "]" : "record"));
             assertTrue(finishing || len >= Wire.KRYO_BUFFER, () -> who + ": wrote " + len
                     + " bytes before finish(), fewer than the " + Wire.KRYO_BUFFER + " a writer collects first");
+            boolean atRecordEnd = json ? json(b, off, len) : bson(b, off, len);
+            bytes.write(b, off, len);
+            largestWrite = Math.max(largestWrite, len);
+            if (!finishing) {
+                writesBeforeFinish++;
+            }
+            assertTrue(atRecordEnd, () -> who + ": a write (" + len
+                    + " bytes) that does not end right after a record; the stream ends with " + tail());
+        }
+
+        /** Follows the JSON nesting; true if the write ends right after a record or the closing bracket. */
+        private boolean json(byte[] b, int off, int len) {
             for (int i = off; i < off + len; i++) {
                 byte c = b[i];
                 if (inString) {
@@ -1280,16 +1320,54 @@ class JsonWriterDifferentialTest {
                     depth--;
                 }
             }
-            bytes.write(b, off, len);
-            largestWrite = Math.max(largestWrite, len);
-            if (!finishing) {
-                writesBeforeFinish++;
-            }
             byte lastByte = b[off + len - 1];
-            assertTrue(!inString && (depth == 1 && lastByte == '}' || depth == 0 && lastByte == ']'),
-                    () -> who
-                    + ": a write (" + len + " bytes) that does not end right after a record; the stream ends with "
-                    + tail());
+            return !inString && (depth == 1 && lastByte == '}' || depth == 0 && lastByte == ']');
+        }
+
+        /**
+         * Follows the BSON documents by their lengths; true if the write ends where one ends. A document's length
+         * and its {@code record} element are expected within the write that starts it (else it is not whole).
+         */
+        private boolean bson(byte[] b, int off, int len) {
+            int i = off;
+            int end = off + len;
+            while (i < end) {
+                if (documentLeft == 0) {
+                    assertFalse(closingRecord, () -> who + ": a document after the closing record");
+                    assertTrue(end - i >= 4, () -> who + ": a write that splits a document's length");
+                    int length = le(b, i);
+                    assertTrue(length >= 5, () -> who + ": a document of length " + length);
+                    String kind = recordKind(b, i, end);
+                    closingRecord = Wire.Json.R_END.equals(kind) || Wire.Json.R_ERROR.equals(kind);
+                    documentLeft = length;
+                }
+                int step = (int) Math.min(documentLeft, end - i);
+                i += step;
+                documentLeft -= step;
+            }
+            return documentLeft == 0 && b[end - 1] == 0;
+        }
+
+        /** The value of a document's first element if it is the string {@code record} and lies in the write. */
+        private static String recordKind(byte[] b, int at, int end) {
+            byte[] name = (Wire.Json.RECORD + "\0").getBytes(StandardCharsets.US_ASCII);
+            int p = at + 5 + name.length;
+            if (p + 4 > end || b[at + 4] != 0x02
+                    || !Arrays.equals(b, at + 5, p, name, 0, name.length)) {
+                return null;
+            }
+            int length = le(b, p);
+            return length < 1 || p + 4 + length > end ? null
+                    : new String(b, p + 4, length - 1, StandardCharsets.UTF_8);
+        }
+
+        private static int le(byte[] b, int at) {
+            return b[at] & 0xFF | (b[at + 1] & 0xFF) << 8 | (b[at + 2] & 0xFF) << 16 | (b[at + 3] & 0xFF) << 24;
+        }
+
+        /** Finished as the format wants: JSON, the top-level array closed; BSON, a closing record written whole. */
+        boolean complete() {
+            return json ? depth == 0 : closingRecord && documentLeft == 0;
         }
 
         private String tail() {
