@@ -46,7 +46,7 @@ public enum Format {
     public GraphWriter open(OutputStream out) {
         return switch (this) {
             case JSON -> JsonGraphWriter.json(out);
-            case BSON -> JacksonGraphWriter.bson(out);
+            case BSON -> BsonGraphWriter.bson(out);
             case KRYO -> KryoGraphWriter.kryo(out);
             case KRYO_LZF -> KryoGraphWriter.kryoLzf(out);
         };
