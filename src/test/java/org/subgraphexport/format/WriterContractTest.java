@@ -138,14 +138,18 @@ class WriterContractTest {
     }
 
     /**
-     * The JSON writer keeps the property and map-key protocol itself: a call that would make malformed JSON (a record
-     * or map ended where a value is due, two names in a row, a value without a name) throws IllegalStateException
-     * and writes nothing, and an error() after it still ends the stream as well-formed JSON. (The Jackson reference
-     * throws Jackson's own IOException for some of these, writes {@code {"k"}} for a record or map ended after a
-     * name, and lets endRelationship() end a node.)
+     * The JSON and BSON writers keep the property and map-key protocol themselves: a call that would make malformed
+     * output (a record or map ended where a value is due, two names in a row, a value without a name, a record
+     * ended by the other kind's end, a record begun inside one) throws IllegalStateException and writes nothing,
+     * and an error() after it ends the stream exactly as if the misuse had not been attempted. So do records, end()
+     * and error() after finish(). (The Jackson references, {@link JacksonGraphWriter#json} and {@link
+     * JacksonGraphWriter#bson}, throw Jackson's own IOException for some of these, write {@code {"k"}} in JSON or
+     * a document cut short by the name's zero type byte in BSON for a record or map ended after a name, and let
+     * endRelationship() end a node.)
      */
-    @Test
-    void jsonRefusesCallsThatWouldWriteMalformedJson() throws IOException {
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"JSON", "BSON"})
+    void refusesCallsThatWouldWriteMalformedOutput(Format format) throws IOException {
         List<ThrowingCall> misuse = List.of(
                 w -> { node(w); w.property(1); w.endNode(); },
                 w -> { node(w); w.property(1); w.property(2); },
@@ -153,24 +157,54 @@ class WriterContractTest {
                 w -> { node(w); w.property(1); w.writeLong(1); w.writeLong(2); },
                 w -> { w.endNode(); },
                 w -> { node(w); w.endRelationship(); },
+                w -> { w.beginRelationship(1, 0, 1, 1); w.endNode(); },
                 w -> { node(w); w.beginNode(2, new int[0], 0); },
                 w -> { row(w); w.beginMap(1); w.mapKey("a"); w.endMap(); },
                 w -> { row(w); w.beginMap(2); w.mapKey("a"); w.mapKey("b"); },
-                w -> { row(w); w.beginMap(1); w.writeLong(1); });
+                w -> { row(w); w.beginMap(1); w.writeLong(1); },
+                w -> { row(w); w.beginList(1); w.mapKey("a"); },
+                w -> { node(w); w.property(1); w.beginArray(1, ArrayKind.INT); w.property(2); });
         for (int i = 0; i < misuse.size(); i++) {
+            String message = "after misuse " + i;
             ByteArrayOutputStream out = new ByteArrayOutputStream();
-            GraphWriter w = Format.JSON.open(out);
+            GraphWriter w = format.open(out);
             w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
             w.columns(new String[] {"c"});
             ThrowingCall call = misuse.get(i);
-            assertThrows(IllegalStateException.class, () -> call.run(w), "misuse " + i);
-            w.error("Test.Code", "after misuse " + i);
+            assertThrows(IllegalStateException.class, () -> call.run(w), format + " misuse " + i);
+            w.error("Test.Code", message);
             w.finish();
-            String json = out.toString(StandardCharsets.UTF_8);
-            String errorRecord = ",{\"record\":\"error\",\"code\":\"Test.Code\",\"message\":\"after misuse "
-                    + i + "\"}]";
-            assertTrue(json.endsWith("\"names\":[\"c\"]}" + errorRecord), "misuse " + i + ": " + json);
+            assertArrayEquals(withoutMisuse(format, message), out.toByteArray(), format + " misuse " + i);
+            if (format == Format.JSON) {
+                String errorRecord = ",{\"record\":\"error\",\"code\":\"Test.Code\",\"message\":\"" + message + "\"}]";
+                assertTrue(out.toString(StandardCharsets.UTF_8).endsWith("\"names\":[\"c\"]}" + errorRecord));
+            }
         }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = format.open(out);
+        w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
+        w.columns(new String[] {"c"});
+        w.error("Test.Code", "finished");
+        w.finish();
+        byte[] finished = out.toByteArray();
+        assertArrayEquals(withoutMisuse(format, "finished"), finished);
+        assertThrows(IllegalStateException.class, () -> node(w));
+        assertThrows(IllegalStateException.class, () -> row(w));
+        assertThrows(IllegalStateException.class, () -> w.end(0, 0, false));
+        assertThrows(IllegalStateException.class, () -> w.error("Test.Code", "again"));
+        w.finish();
+        assertArrayEquals(finished, out.toByteArray(), "wrote after finish()");
+    }
+
+    /** The stream of {@link #refusesCallsThatWouldWriteMalformedOutput} without the misuse. */
+    private static byte[] withoutMisuse(Format format, String message) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = format.open(out);
+        w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
+        w.columns(new String[] {"c"});
+        w.error("Test.Code", message);
+        w.finish();
+        return out.toByteArray();
     }
 
     private interface ThrowingCall {

@@ -20,6 +20,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -1240,11 +1241,7 @@ class WriterDifferentialTest {
             if (format == Format.JSON) {
                 return new String(b, from, to - from, StandardCharsets.UTF_8);
             }
-            StringBuilder sb = new StringBuilder();
-            for (int i = from; i < to; i++) {
-                sb.append(String.format("%02x ", b[i]));
-            }
-            return sb.toString();
+            return HexFormat.ofDelimiter(" ").formatHex(b, from, to) + " ";
         }
     }
 
@@ -1370,9 +1367,14 @@ class WriterDifferentialTest {
             return json ? depth == 0 : closingRecord && documentLeft == 0;
         }
 
+        /** The last 80 bytes: JSON as text, BSON as hex. */
         private String tail() {
             byte[] all = bytes.toByteArray();
-            return new String(all, Math.max(0, all.length - 80), Math.min(80, all.length), StandardCharsets.UTF_8);
+            int from = Math.max(0, all.length - 80);
+            if (json) {
+                return new String(all, from, all.length - from, StandardCharsets.UTF_8);
+            }
+            return HexFormat.ofDelimiter(" ").formatHex(all, from, all.length);
         }
 
         @Override
