@@ -20,12 +20,12 @@ import java.time.temporal.TemporalAccessor;
 import java.util.Arrays;
 
 /**
- * Writes the {@code bson} format (see {@link Wire}), and the {@code json} format as the reference for
- * {@link JsonGraphWriter}: the same record objects through a Jackson {@link JsonGenerator}, for JSON as one array
+ * Writes the {@code json} and {@code bson} formats (see {@link Wire}) as the reference for {@link JsonGraphWriter}
+ * and {@link BsonGraphWriter}: the same record objects through a Jackson {@link JsonGenerator}, for JSON as one array
  * (Jackson's own {@code UTF8JsonGenerator}), for BSON as one document per record ({@link BsonGenerator} builds a
- * document until it is complete; it is flushed after every record). {@link Format#JSON} streams are written by
- * {@link JsonGraphWriter}, which produces this writer's JSON bytes at a fraction of the cost;
- * {@code JsonWriterDifferentialTest} holds the two to the same bytes, call by call.
+ * document until it is complete; it is flushed after every record). {@link Format#JSON} and {@link Format#BSON}
+ * streams are written by those two, which produce this writer's bytes at a fraction of the cost;
+ * {@code WriterDifferentialTest} holds each to the same bytes, call by call.
  *
  * <p>Both generators write into a {@link RecordBuffer} that does not pass flushes on and hands its bytes to the
  * target only at the end of a record, once it holds {@link Wire#KRYO_BUFFER} bytes or more: the target sees large
@@ -136,7 +136,7 @@ public final class JacksonGraphWriter implements GraphWriter {
         return new JacksonGraphWriter(out, false);
     }
 
-    /** A {@code bson} writer over {@code out}. */
+    /** A {@code bson} writer over {@code out}: the reference {@link BsonGraphWriter} is tested and measured against. */
     public static JacksonGraphWriter bson(OutputStream out) {
         return new JacksonGraphWriter(out, true);
     }

@@ -38,7 +38,8 @@ import org.subgraphexport.read.Walkers;
  * {@code variants}: comma-separated {@code threads[/batchRecords[/minConcurrency]]}, default {@code 1,2} (batches of
  * 512, and the production minimum concurrency 1.3 below which a walk goes on single-threaded; 0 never does).
  * {@code modes}: comma-separated {@code walk} (no output), {@code walk+FORMAT} with a format's path segment, or
- * {@code walk+json-jackson} (the Jackson JSON writer, the fast one's reference); default {@code walk,walk+kryo}. The demo graph is generated into {@code dataDir} (default {@code target-par/probe-db}) once
+ * {@code walk+json-jackson} or {@code walk+bson-jackson} (the Jackson JSON or BSON writer, the byte-level one's
+ * reference); default {@code walk,walk+kryo}. The demo graph is generated into {@code dataDir} (default {@code target-par/probe-db}) once
  * and reused; page cache 1 GiB.
  */
 public final class ParallelWalkProbe {
@@ -140,7 +141,10 @@ public final class ParallelWalkProbe {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
 
-    /** The writer a mode names: nothing, a format's, or (json-jackson) the Jackson JSON writer the fast one replaced. */
+    /**
+     * The writer a mode names: nothing, a format's, or (json-jackson, bson-jackson) the Jackson JSON or BSON writer
+     * that the byte-level one replaced.
+     */
     private static Function<OutputStream, GraphWriter> writer(String mode) {
         if (mode.equals("walk")) {
             return out -> new WalkOnlyResource.DiscardingWriter();
@@ -148,11 +152,14 @@ public final class ParallelWalkProbe {
         if (mode.equals("walk+json-jackson")) {
             return JacksonGraphWriter::json;
         }
+        if (mode.equals("walk+bson-jackson")) {
+            return JacksonGraphWriter::bson;
+        }
         Format format = mode.startsWith("walk+") ? Format.fromPathSegment(mode.substring("walk+".length())).orElse(null)
                 : null;
         if (format == null) {
             throw new IllegalArgumentException("mode " + mode
-                    + ": walk, walk+FORMAT (json, bson, kryo, kryo-lzf) or walk+json-jackson");
+                    + ": walk, walk+FORMAT (json, bson, kryo, kryo-lzf), walk+json-jackson or walk+bson-jackson");
         }
         return format::open;
     }
