@@ -4,14 +4,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetTime;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.TemporalAccessor;
-import java.util.Arrays;
 
 /**
  * Writes the {@code bson} format (see {@link Wire}) as bytes into its own buffer: one document per record, the same
@@ -22,8 +16,7 @@ import java.util.Arrays;
  * once per stream and kept by database token id (labels and types as whole string payloads, property keys as element
  * names with the type byte's place in front), element ids are the prefix's UTF-8 and decimal digits, array element
  * names {@code "0"}, {@code "1"}, ... come from a table, and every document's and array's int32 length is
- * back-patched in the buffer when it ends. The writer's own state (the open typed array, the row, list and map
- * stack, whether a property's value is due) is all the checking the {@link GraphWriter} contract needs.
+ * back-patched in the buffer when it ends.
  *
  * <p>Bytes are the reference's: an element is its type byte, its name (UTF-8, NUL-terminated) and its value; a
  * value's type byte is written in front of its name, which {@link #property} and {@link #mapKey} write before the
@@ -32,15 +25,14 @@ import java.util.Arrays;
  * in element names (property keys, map keys) U+0000 becomes U+FFFD. {@code float} values are the double of the
  * float's exact value; floats and doubles are raw IEEE bits, little-endian like every number.
  *
- * <p>Buffering is {@link JsonGraphWriter}'s: the buffer grows rather than hand part of a record to the target,
- * and goes to the target (a write, no flush) at the end of a record once it holds {@link Wire#KRYO_BUFFER} bytes or
- * more, so {@link #error} can drop an unfinished record by moving the write position back to the end of the last
- * complete one. The target is flushed once, by {@link #finish}. Where the reference wrote a malformed document or
+ * <p>Buffering and the protocol checks are {@link ByteRecordWriter}'s, shared with {@link JsonGraphWriter}: the
+ * buffer goes to the target at the end of a record once it holds {@link Wire#KRYO_BUFFER} bytes or more, so
+ * {@link #error} can drop an unfinished record; the target is flushed once, by {@link #finish}. Where the reference wrote a malformed document or
  * threw Jackson's own exception for a call the contract forbids (a value without its {@link #property}, two names
  * in a row, a record or map ended where a value is due, {@link #endRelationship} ending a node, a record after
  * {@link #finish}), this writer throws {@link IllegalStateException} and writes nothing.
  */
-public final class BsonGraphWriter implements GraphWriter {
+public final class BsonGraphWriter extends ByteRecordWriter {
     private static final byte DOUBLE = 0x01, STRING = 0x02, DOCUMENT = 0x03, ARRAY = 0x04, BINARY = 0x05,
             BOOLEAN = 0x08, NULL = 0x0A, INT32 = 0x10, INT64 = 0x12;
 
@@ -72,10 +64,7 @@ public final class BsonGraphWriter implements GraphWriter {
             FLOAT_TEXT = tag(STRING, Wire.Json.FLOAT).bytes(), DOUBLE_TEXT = tag(STRING, Wire.Json.DOUBLE).bytes(),
             CHAR = tag(STRING, Wire.Json.CHAR).bytes(), BYTES = tag(BINARY, Wire.Json.BYTES).bytes(),
             POINT = tag(DOCUMENT, Wire.Json.POINT).bytes(), DURATION = tag(ARRAY, Wire.Json.DURATION).bytes(),
-            DATE = tag(STRING, Wire.Json.DATE).bytes(), LOCAL_TIME = tag(STRING, Wire.Json.LOCAL_TIME).bytes(),
-            TIME = tag(STRING, Wire.Json.TIME).bytes(),
-            LOCAL_DATE_TIME = tag(STRING, Wire.Json.LOCAL_DATE_TIME).bytes(),
-            DATE_TIME = tag(STRING, Wire.Json.DATE_TIME).bytes(), UUID = tag(STRING, Wire.Json.UUID).bytes(),
+            UUID = tag(STRING, Wire.Json.UUID).bytes(),
             NODE_REF = tag(STRING, Wire.Json.NODE_REF).bytes(),
             RELATIONSHIP_REF = tag(STRING, Wire.Json.RELATIONSHIP_REF).bytes(),
             // tagged values with a document or array payload: up to its first element
@@ -92,12 +81,15 @@ public final class BsonGraphWriter implements GraphWriter {
     /** Per array kind, the tagged document up to the first element; per vector kind, up to the first value. */
     private static final byte[][] ARRAY_TAGS = new byte[ArrayKind.values().length][],
             VECTOR_STARTS = new byte[VectorKind.values().length][];
+    /** Per array kind, one value's tagged document up to its payload, a string (used for temporal values). */
+    private static final byte[][] TEXT_TAGS = new byte[ArrayKind.values().length][];
     /** Array element names {@code "0"}, {@code "1"}, ... without their NUL; larger indexes are formatted. */
     private static final byte[][] INDEXES = new byte[1000][];
 
     static {
         for (ArrayKind k : ArrayKind.values()) {
             ARRAY_TAGS[k.ordinal()] = tag(ARRAY, Wire.Json.arrayTag(k)).length().bytes();
+            TEXT_TAGS[k.ordinal()] = tag(STRING, valueTag(k)).bytes();
         }
         for (VectorKind k : VectorKind.values()) {
             VECTOR_STARTS[k.ordinal()] = tag(DOCUMENT, Wire.Json.VECTOR).length().name(STRING, Wire.Json.KIND)
@@ -108,52 +100,17 @@ public final class BsonGraphWriter implements GraphWriter {
         }
     }
 
-    // kinds of open containers
-    private static final int ROW = 1, LIST = 2, MAP_KIND = 3;
-    // records with properties
-    private static final int NODE = 1, RELATIONSHIP = 2;
-
-    private final OutputStream target;
-    private byte[] buf = new byte[2 * Wire.KRYO_BUFFER];
-    private int pos;
-    /** Buffer position at the end of the last complete record: where the next record's document starts. */
-    private int committed;
-    /** Bytes handed to the target so far. */
-    private long drained;
-    private TokenNames tokens;
-    /** Labels and types as string payloads, keys as element names (type byte's place, name, NUL), by token id. */
-    private byte[][] labels = new byte[64][], types = new byte[16][], keys = new byte[64][];
-    /** The element-id prefixes as UTF-8 (unpaired surrogates as '?'). */
-    private byte[] nodeIdPrefix, relIdPrefix;
-    private boolean started, closed, finished;
-    /** Stream offset right after the header record. */
-    private long headerEnd;
-    /** The record whose properties document is open: {@link #NODE}, {@link #RELATIONSHIP}, or 0. */
-    private int inProperties;
     /** Where the open properties document starts. */
     private int propertiesAt;
-    /** After {@link #property}, before its value. */
-    private boolean valueDue;
     /** Where the type byte of the value due after {@link #property} or {@link #mapKey} goes. */
     private int typeAt;
-    /** Kind of the open typed array, null outside arrays; its elements so far; where its tag document starts. */
-    private ArrayKind array;
-    private int arrayCount, arrayAt;
-    /** Number of columns of a rows stream; -1 for a graph stream. */
-    private int columnCount = -1;
-    private long rows;
-    /**
-     * Open row, lists and maps, innermost last: kinds, announced sizes, entries so far, a map entry's value due,
-     * where each one's document starts (a map's: its tagged document).
-     */
-    private int depth;
-    private int[] containerKinds = new int[8], containerSizes = new int[8], containerCounts = new int[8],
-            containerStarts = new int[8];
-    private boolean[] mapValueDue = new boolean[8];
-    private final StringBuilder text = new StringBuilder(64);
+    /** Where the open typed array's tagged document starts. */
+    private int arrayAt;
+    /** The element-id prefixes as UTF-8 (unpaired surrogates as '?'). */
+    private byte[] nodeIdPrefix, relIdPrefix;
 
     private BsonGraphWriter(OutputStream target) {
-        this.target = target;
+        super(target);
     }
 
     /** A {@code bson} writer over {@code out}. */
@@ -165,20 +122,15 @@ public final class BsonGraphWriter implements GraphWriter {
 
     @Override
     public void header(Header header, TokenNames tokens) throws IOException {
-        if (started) {
-            throw new IllegalStateException("header() twice");
-        }
-        this.tokens = tokens;
-        pos = committed;  // nothing of a header() that threw half-way
+        beginHeader(tokens);
         nodeIdPrefix = utf8(JacksonGraphWriter.wellFormed(header.nodeIdPrefix()));
         relIdPrefix = utf8(JacksonGraphWriter.wellFormed(header.relIdPrefix()));
         put(HEADER_START);
         string(header.database());
         put(ROOT);
         string(header.root());
-        endRecord();
-        headerEnd = drained + pos;
-        started = true;
+        endDocument(committed);
+        endHeader();
     }
 
     @Override
@@ -199,7 +151,7 @@ public final class BsonGraphWriter implements GraphWriter {
 
     @Override
     public void endNode() throws IOException {
-        endProperties(NODE);
+        endRecordWithProperties(NODE);
     }
 
     @Override
@@ -218,7 +170,7 @@ public final class BsonGraphWriter implements GraphWriter {
 
     @Override
     public void endRelationship() throws IOException {
-        endProperties(RELATIONSHIP);
+        endRecordWithProperties(RELATIONSHIP);
     }
 
     private void openProperties(int record) {
@@ -227,26 +179,15 @@ public final class BsonGraphWriter implements GraphWriter {
         inProperties = record;
     }
 
-    private void endProperties(int record) throws IOException {
-        if (array != null || depth != 0) {
-            throw new IllegalStateException("record ended inside an array or a row");
-        }
-        if (inProperties != record || valueDue) {
-            throw new IllegalStateException(valueDue ? "record ended where a property's value is due"
-                    : record == NODE ? "endNode() without beginNode()"
-                    : "endRelationship() without beginRelationship()");
-        }
+    private void endRecordWithProperties(int record) throws IOException {
+        endProperties(record);
         endDocument(propertiesAt);
-        endRecord();
+        endRecordDocument();
     }
 
     @Override
     public void property(int key) throws IOException {
-        if (inProperties == 0 || valueDue || array != null) {
-            throw new IllegalStateException(inProperties == 0 ? "property() outside a node or relationship"
-                    : valueDue ? "property() where the previous property's value is due"
-                    : "property() inside an array");
-        }
+        checkProperty();
         byte[] name = key(key);
         typeAt = pos;
         put(name);
@@ -255,12 +196,7 @@ public final class BsonGraphWriter implements GraphWriter {
 
     @Override
     public void columns(String[] names) throws IOException {
-        if (!started || closed || drained + committed != headerEnd || pos != committed) {
-            throw new IllegalStateException("columns() comes once, right after header()");
-        }
-        if (names.length > Wire.MAX_LENGTH) {
-            throw new IllegalArgumentException(names.length + " columns");
-        }
+        checkColumns(names);
         put(COLUMNS_START);
         int at = pos - 4;
         for (int i = 0; i < names.length; i++) {
@@ -268,35 +204,27 @@ public final class BsonGraphWriter implements GraphWriter {
             string(names[i]);
         }
         endDocument(at);
-        endRecord();
+        endRecordDocument();
         columnCount = names.length;
     }
 
     @Override
     public void beginRow() throws IOException {
-        if (columnCount < 0 || depth != 0 || array != null) {
-            throw new IllegalStateException(columnCount < 0 ? "beginRow() without columns()"
-                    : "beginRow() inside a row or an array");
-        }
-        beginRecord("beginRow()");
+        checkBeginRow();
         put(ROW_START);
         push(ROW, columnCount, pos - 4);
     }
 
     @Override
     public void endRow() throws IOException {
-        pop(ROW, "endRow() without beginRow()");
-        endDocument(containerStarts[depth]);
-        endRecord();
+        endDocument(pop(ROW, "endRow() without beginRow()"));
+        endRecordDocument();
         rows++;
     }
 
     @Override
     public void end(long nodes, long relationships, boolean truncated) throws IOException {
-        requireOpen("end()");
-        if (pos != committed || depth != 0 || array != null) {
-            throw new IllegalStateException("end() inside a record");
-        }
+        checkEnd();
         put(END_START);
         putLong(nodes);
         put(RELATIONSHIPS);
@@ -307,75 +235,30 @@ public final class BsonGraphWriter implements GraphWriter {
             put(ROWS);
             putLong(rows);
         }
-        endRecord();
-        closed = true;
+        endDocument(committed);
+        endClosingRecord();
     }
 
     @Override
     public void error(String code, String message) throws IOException {
-        requireOpen("error()");
-        pos = committed;  // drops an unfinished record
-        array = null;
-        depth = 0;
-        inProperties = 0;
-        valueDue = false;
+        beginError();  // drops an unfinished record
         put(ERROR_START);
         string(code);
         put(MESSAGE);
         string(message == null ? "" : message);
-        endRecord();
-        closed = true;
-    }
-
-    private void requireOpen(String call) {
-        if (!started || closed || finished) {
-            throw new IllegalStateException(call + (!started ? " before header(): no stream has started"
-                    : " after the closing record"));
-        }
-    }
-
-    private void beginRecord(String call) {
-        if (!started || closed || finished || pos != committed) {
-            throw new IllegalStateException(call + (!started ? " before header()" : closed || finished
-                    ? " after the closing record" : " inside a record"));
-        }
-    }
-
-    /**
-     * Ends the record's document (it starts at {@link #committed}), remembers where it ends, and hands the buffer
-     * to the target once it is full enough.
-     */
-    private void endRecord() throws IOException {
         endDocument(committed);
-        inProperties = 0;
-        if (pos >= Wire.KRYO_BUFFER) {
-            int n = pos;
-            pos = 0;
-            committed = 0;
-            target.write(buf, 0, n);
-            drained += n;
-            return;
-        }
-        committed = pos;
+        endClosingRecord();
+    }
+
+    /** Ends the record's document (it starts at {@link #committed}) and the record. */
+    private void endRecordDocument() throws IOException {
+        endDocument(committed);
+        endRecord();
     }
 
     @Override
-    public void finish() throws IOException {
-        if (finished) {
-            return;
-        }
-        finished = true;
-        if (!started || pos != committed) {
-            throw new IllegalStateException(!started ? "finish() before header()" : "finish() inside a record");
-        }
-        int n = pos;
-        pos = 0;
-        committed = 0;
-        if (n > 0) {
-            target.write(buf, 0, n);
-            drained += n;
-        }
-        target.flush();
+    void endStream() {
+        // documents follow one another: nothing closes the stream
     }
 
     // ---- values -------------------------------------------------------------------------------------------
@@ -388,10 +271,7 @@ public final class BsonGraphWriter implements GraphWriter {
 
     @Override
     public void writeByte(byte value) throws IOException {
-        if (array != null) {
-            throw new IllegalStateException("byte arrays are written with writeBytes");
-        }
-        value(DOCUMENT);
+        typed(scalarSlot("byte arrays are written with writeBytes"), DOCUMENT);
         int at = pos;
         put(BYTE);
         putInt(value);
@@ -532,10 +412,7 @@ public final class BsonGraphWriter implements GraphWriter {
 
     @Override
     public void writeBytes(byte[] value) throws IOException {
-        if (array != null) {
-            throw new IllegalStateException("writeBytes inside an array");
-        }
-        value(DOCUMENT);
+        typed(scalarSlot("writeBytes inside an array"), DOCUMENT);
         int at = pos;
         put(BYTES);
         ensure(5 + value.length);
@@ -584,31 +461,6 @@ public final class BsonGraphWriter implements GraphWriter {
     }
 
     @Override
-    public void writeDate(LocalDate value) throws IOException {
-        temporal(ArrayKind.DATE, DATE, DateTimeFormatter.ISO_LOCAL_DATE, value);
-    }
-
-    @Override
-    public void writeLocalTime(LocalTime value) throws IOException {
-        temporal(ArrayKind.LOCAL_TIME, LOCAL_TIME, DateTimeFormatter.ISO_LOCAL_TIME, value);
-    }
-
-    @Override
-    public void writeTime(OffsetTime value) throws IOException {
-        temporal(ArrayKind.TIME, TIME, DateTimeFormatter.ISO_OFFSET_TIME, value);
-    }
-
-    @Override
-    public void writeLocalDateTime(LocalDateTime value) throws IOException {
-        temporal(ArrayKind.LOCAL_DATE_TIME, LOCAL_DATE_TIME, DateTimeFormatter.ISO_LOCAL_DATE_TIME, value);
-    }
-
-    @Override
-    public void writeDateTime(ZonedDateTime value) throws IOException {
-        temporal(ArrayKind.DATE_TIME, DATE_TIME, DateTimeFormatter.ISO_ZONED_DATE_TIME, value);
-    }
-
-    @Override
     public void writeUuid(long msb, long lsb) throws IOException {
         int at = open(ArrayKind.UUID, STRING, UUID);
         ensure(41);
@@ -629,81 +481,43 @@ public final class BsonGraphWriter implements GraphWriter {
         close(at);
     }
 
-    /** Lower-case hex digits, as {@link java.util.UUID#toString()} writes them. */
-    private static void hex(byte[] b, int at, long bits, int digits) {
-        for (int i = at + digits - 1; i >= at; i--) {
-            int d = (int) (bits & 0xF);
-            b[i] = (byte) (d < 10 ? '0' + d : 'a' + d - 10);
-            bits >>>= 4;
-        }
-    }
-
     @Override
     public void writeVector(VectorKind kind, Object values) throws IOException {
-        if (array != null) {
-            throw new IllegalStateException("writeVector inside an array");
-        }
-        value(DOCUMENT);
+        typed(scalarSlot("writeVector inside an array"), DOCUMENT);
         int at = pos;
         put(VECTOR_STARTS[kind.ordinal()]);
         int valuesAt = pos - 4;
-        switch (kind) {
-            case INT8 -> {
-                byte[] v = (byte[]) values;
-                for (int i = 0; i < v.length; i++) {
-                    elementName(INT32, i);
-                    putInt(v[i]);
-                }
-            }
-            case INT16 -> {
-                short[] v = (short[]) values;
-                for (int i = 0; i < v.length; i++) {
-                    elementName(INT32, i);
-                    putInt(v[i]);
-                }
-            }
-            case INT32 -> {
-                int[] v = (int[]) values;
-                for (int i = 0; i < v.length; i++) {
-                    elementName(INT32, i);
-                    putInt(v[i]);
-                }
-            }
-            case INT64 -> {
-                long[] v = (long[]) values;
-                for (int i = 0; i < v.length; i++) {
-                    elementName(INT64, i);
-                    putLong(v[i]);
-                }
-            }
-            case FLOAT32 -> {
-                float[] v = (float[]) values;
-                for (int i = 0; i < v.length; i++) {
-                    float x = v[i];
-                    elementName(Float.isFinite(x) ? DOUBLE : STRING, i);
-                    doublePayload(x);
-                }
-            }
-            case FLOAT64 -> {
-                double[] v = (double[]) values;
-                for (int i = 0; i < v.length; i++) {
-                    double x = v[i];
-                    elementName(Double.isFinite(x) ? DOUBLE : STRING, i);
-                    doublePayload(x);
-                }
-            }
-        }
+        vectorValues(kind, values);
         endDocument(valuesAt);
         endDocument(at + VECTOR_PAYLOAD);
         endDocument(at);
     }
 
     @Override
-    public void beginArray(int size, ArrayKind kind) throws IOException {
-        if (array != null) {
-            throw new IllegalStateException("nested arrays are not values");
+    void vectorInteger(int index, long value, boolean int64) {
+        if (int64) {
+            elementName(INT64, index);
+            putLong(value);
+        } else {
+            elementName(INT32, index);
+            putInt((int) value);
         }
-        value(DOCUMENT);
+    }
+
+    @Override
+    void vectorFloat(int index, float value) {
+        vectorDouble(index, value);  // a double holding the float's exact value
+    }
+
+    @Override
+    void vectorDouble(int index, double value) {
+        elementName(Double.isFinite(value) ? DOUBLE : STRING, index);
+        doublePayload(value);
+    }
+
+    @Override
+    public void beginArray(int size, ArrayKind kind) throws IOException {
+        typed(beginArraySlot(), DOCUMENT);
         arrayAt = pos;
         put(ARRAY_TAGS[kind.ordinal()]);
         array = kind;
@@ -712,24 +526,21 @@ public final class BsonGraphWriter implements GraphWriter {
 
     @Override
     public void endArray() throws IOException {
-        if (array == null) {
-            throw new IllegalStateException("endArray without beginArray");
-        }
-        endDocument(arrayAt + ARRAY_TAGS[array.ordinal()].length - 4);
+        ArrayKind kind = endArraySlot();
+        endDocument(arrayAt + ARRAY_TAGS[kind.ordinal()].length - 4);
         endDocument(arrayAt);
-        array = null;
     }
 
     // ---- row values ---------------------------------------------------------------------------------------
 
     @Override
     public void writeNull() throws IOException {
-        rowValue("writeNull()", NULL);
+        typed(rowValueSlot("writeNull()"), NULL);
     }
 
     @Override
     public void beginList(int size) throws IOException {
-        beginContainer("beginList()", size, ARRAY);
+        typed(containerSlot("beginList()", size), ARRAY);
         int at = pos;
         putInt(0);
         push(LIST, size, at);
@@ -737,13 +548,12 @@ public final class BsonGraphWriter implements GraphWriter {
 
     @Override
     public void endList() throws IOException {
-        pop(LIST, "endList() without beginList()");
-        endDocument(containerStarts[depth]);
+        endDocument(pop(LIST, "endList() without beginList()"));
     }
 
     @Override
     public void beginMap(int size) throws IOException {
-        beginContainer("beginMap()", size, DOCUMENT);
+        typed(containerSlot("beginMap()", size), DOCUMENT);
         int at = pos;
         put(MAP);
         push(MAP_KIND, size, at);
@@ -751,52 +561,43 @@ public final class BsonGraphWriter implements GraphWriter {
 
     @Override
     public void mapKey(String key) throws IOException {
-        int d = depth - 1;
-        if (depth == 0 || array != null || containerKinds[d] != MAP_KIND) {
-            throw new IllegalStateException("mapKey() outside a map");
-        }
-        if (mapValueDue[d]) {
-            throw new IllegalStateException("mapKey() where the previous key's value is due");
-        }
         int n = key.length();
-        containerCounts[d]++;
+        mapKeySlot();
         typeAt = pos;
         put((byte) 0);
         chars(key, 0, n, true);
         put((byte) 0);
-        mapValueDue[d] = true;
     }
 
     @Override
     public void endMap() throws IOException {
-        pop(MAP_KIND, "endMap() without beginMap()");
-        int at = containerStarts[depth];
+        int at = pop(MAP_KIND, "endMap() without beginMap()");
         endDocument(at + MAP_PAYLOAD);
         endDocument(at);
     }
 
     @Override
     public void writeNodeRef(long id) throws IOException {
-        rowValue("writeNodeRef()", DOCUMENT);
-        int at = pos;
-        put(NODE_REF);
-        id(nodeIdPrefix, id);
-        endDocument(at);
+        reference("writeNodeRef()", NODE_REF, nodeIdPrefix, id);
     }
 
     @Override
     public void writeRelationshipRef(long id) throws IOException {
-        rowValue("writeRelationshipRef()", DOCUMENT);
+        reference("writeRelationshipRef()", RELATIONSHIP_REF, relIdPrefix, id);
+    }
+
+    private void reference(String call, byte[] tag, byte[] prefix, long id) {
+        typed(rowValueSlot(call), DOCUMENT);
         int at = pos;
-        put(RELATIONSHIP_REF);
-        id(relIdPrefix, id);
+        put(tag);
+        id(prefix, id);
         endDocument(at);
     }
 
     @Override
     public void writePath(long[] nodeIds, long[] relationshipIds) throws IOException {
         Wire.checkPath(nodeIds, relationshipIds);
-        rowValue("writePath()", DOCUMENT);
+        typed(rowValueSlot("writePath()"), DOCUMENT);
         int at = pos;
         put(PATH_START);
         int listAt = pos - 4;
@@ -816,94 +617,27 @@ public final class BsonGraphWriter implements GraphWriter {
         endDocument(at);
     }
 
-    private void rowValue(String call, byte type) {
-        if (depth == 0 || array != null) {
-            throw new IllegalStateException(call + (array != null ? " inside a typed array" : " outside a row"));
-        }
-        value(type);
-    }
-
-    private void beginContainer(String call, int size, byte type) {
-        if (size < 0 || size > Wire.MAX_LENGTH) {
-            throw new IllegalArgumentException(call + " size " + size + " outside 0.." + Wire.MAX_LENGTH);
-        }
-        if (depth == 0 || array != null) {
-            throw new IllegalStateException(call + (array != null ? " inside a typed array" : " outside a row"));
-        }
-        if (depth > Wire.MAX_NESTING) {  // the row is depth 1: lists and maps nest depth - 1 levels deep
-            throw new IllegalStateException("lists and maps nested deeper than " + Wire.MAX_NESTING + " levels");
-        }
-        value(type);
-    }
-
-    private void push(int kind, int size, int start) {
-        if (depth == containerKinds.length) {
-            containerKinds = Arrays.copyOf(containerKinds, depth * 2);
-            containerSizes = Arrays.copyOf(containerSizes, depth * 2);
-            containerCounts = Arrays.copyOf(containerCounts, depth * 2);
-            containerStarts = Arrays.copyOf(containerStarts, depth * 2);
-            mapValueDue = Arrays.copyOf(mapValueDue, depth * 2);
-        }
-        containerKinds[depth] = kind;
-        containerSizes[depth] = size;
-        containerCounts[depth] = 0;
-        containerStarts[depth] = start;
-        mapValueDue[depth] = false;
-        depth++;
-    }
-
-    /** Checks the innermost container's entries against its announced size, and forgets it (its start stays). */
-    private void pop(int kind, String unopened) {
-        int d = depth - 1;
-        if (depth == 0 || array != null || containerKinds[d] != kind) {
-            throw new IllegalStateException(unopened);
-        }
-        if (mapValueDue[d]) {
-            throw new IllegalStateException("endMap() where the last key's value is due");
-        }
-        int expected = containerSizes[d];
-        int actual = containerCounts[d];
-        if (actual != expected) {
-            throw new IllegalStateException((kind == ROW ? "a row of " : kind == LIST ? "a list of " : "a map of ")
-                    + expected + (kind == MAP_KIND ? " entries" : " values") + " received " + actual);
-        }
-        depth = d;
-    }
-
     /**
-     * Starts a value of BSON type {@code type} outside typed arrays: the value of the property named last or of
-     * the map key written last (their name is written, the type byte goes in front of it), or the next element of
-     * the innermost row or list (type byte and index).
+     * Starts a value of BSON type {@code type} where a slot says: the value of the property or map key named last
+     * ({@code slot} -1: the type byte goes in front of the name), or the element {@code slot} of a row, list or
+     * typed array (type byte and index).
      */
-    private void value(byte type) {
-        if (depth > 0) {
-            int d = depth - 1;
-            if (containerKinds[d] == MAP_KIND) {
-                if (!mapValueDue[d]) {
-                    throw new IllegalStateException("a map value without its mapKey()");
-                }
-                mapValueDue[d] = false;
-                buf[typeAt] = type;
-            } else {
-                elementName(type, containerCounts[d]++);
-            }
-        } else if (valueDue) {
-            valueDue = false;
+    private void typed(int slot, byte type) {
+        if (slot < 0) {
             buf[typeAt] = type;
         } else {
-            throw new IllegalStateException("a value without its property()");
+            elementName(type, slot);
         }
+    }
+
+    /** Starts a value of BSON type {@code type} outside typed arrays. */
+    private void value(byte type) {
+        typed(valueSlot(), type);
     }
 
     /** A value written untagged outside arrays; inside one, checks its kind and starts the element. */
     private void element(ArrayKind kind, byte type) {
-        if (array == null) {
-            value(type);
-        } else if (array != kind) {
-            throw new IllegalStateException(kind + " value in an array of " + array);
-        } else {
-            elementName(type, arrayCount++);
-        }
+        typed(elementSlot(kind), type);
     }
 
     /**
@@ -940,12 +674,10 @@ public final class BsonGraphWriter implements GraphWriter {
         put(Double.isNaN(value) ? NAN : value > 0 ? INFINITY : NEGATIVE_INFINITY);
     }
 
-    private void temporal(ArrayKind kind, byte[] tag, DateTimeFormatter format, TemporalAccessor value) {
-        int at = open(kind, STRING, tag);
-        StringBuilder sb = text;
-        sb.setLength(0);
-        format.formatTo(value, sb);
-        string(sb);
+    @Override
+    void temporal(ArrayKind kind, DateTimeFormatter format, TemporalAccessor value) {
+        int at = open(kind, STRING, TEXT_TAGS[kind.ordinal()]);
+        string(format(format, value));
         close(at);
     }
 
@@ -975,68 +707,23 @@ public final class BsonGraphWriter implements GraphWriter {
         pos = p;
     }
 
-    private byte[] label(int id) {
-        byte[][] cache = labels = ensure(labels, id);
-        byte[] s = cache[id];
-        if (s == null) {
-            s = cache[id] = template().string(JacksonGraphWriter.wellFormed(tokens.label(id))).bytes();
-        }
-        return s;
+    @Override
+    byte[] encodeLabel(String name) {
+        return template().string(name).bytes();
     }
 
-    private byte[] type(int id) {
-        byte[][] cache = types = ensure(types, id);
-        byte[] s = cache[id];
-        if (s == null) {
-            s = cache[id] = template().string(JacksonGraphWriter.wellFormed(tokens.relationshipType(id))).bytes();
-        }
-        return s;
+    @Override
+    byte[] encodeType(String name) {
+        return template().string(name).bytes();
     }
 
     /** A property key as an element name: the type byte's place, the name (U+0000 as U+FFFD), NUL. */
-    private byte[] key(int id) {
-        byte[][] cache = keys = ensure(keys, id);
-        byte[] s = cache[id];
-        if (s == null) {
-            String name = JacksonGraphWriter.wellFormed(tokens.propertyKey(id)).replace('\u0000', '\uFFFD');
-            s = cache[id] = template().name((byte) 0, name).bytes();
-        }
-        return s;
-    }
-
-    private static byte[][] ensure(byte[][] cache, int id) {
-        if (id < cache.length) {
-            if (id < 0) {
-                throw new IllegalArgumentException("negative token id " + id);
-            }
-            return cache;
-        }
-        return Arrays.copyOf(cache, Math.max(id + 1, cache.length * 2));
+    @Override
+    byte[] encodeKey(String name) {
+        return template().name((byte) 0, name.replace('\u0000', '\uFFFD')).bytes();
     }
 
     // ---- bytes --------------------------------------------------------------------------------------------
-
-    private void ensure(int n) {
-        if (n > buf.length - pos) {
-            long needed = (long) pos + n;
-            if (needed > Integer.MAX_VALUE - 8) {
-                throw new IllegalStateException("a record of more than 2 GB");
-            }
-            buf = Arrays.copyOf(buf, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(needed, 2L * buf.length)));
-        }
-    }
-
-    private void put(byte b) {
-        ensure(1);
-        buf[pos++] = b;
-    }
-
-    private void put(byte[] bytes) {
-        int n = bytes.length;
-        ensure(n);
-        System.arraycopy(bytes, 0, buf, pos, n);
-        pos += n;
-    }
 
     private void putInt(int v) {
         ensure(4);

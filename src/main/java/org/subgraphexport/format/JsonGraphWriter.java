@@ -4,14 +4,8 @@ import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetTime;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.TemporalAccessor;
-import java.util.Arrays;
 
 /**
  * Writes the {@code json} format (see {@link Wire}) as bytes into its own buffer: the same bytes as Jackson's
@@ -29,12 +23,11 @@ import java.util.Arrays;
  * {@link Integer#toString}, {@link Long#toString}, {@link Float#toString} and {@link Double#toString} write them;
  * binary as standard base64 with padding.
  *
- * <p>Buffering is {@link KryoGraphWriter}'s: the buffer grows rather than hand part of a record to the target,
- * and goes to the target (a write, no flush) at the end of a record once it holds {@link Wire#KRYO_BUFFER} bytes or
- * more, so {@link #error} can cut an unfinished record by moving the write position back to the end of the last
- * complete one. The target is flushed once, by {@link #finish}.
+ * <p>Buffering and the protocol checks are {@link ByteRecordWriter}'s (shared with {@link BsonGraphWriter}): the
+ * buffer goes to the target at the end of a record once it holds {@link Wire#KRYO_BUFFER} bytes or more, so
+ * {@link #error} can cut an unfinished record; the target is flushed once, by {@link #finish}.
  */
-public final class JsonGraphWriter implements GraphWriter {
+public final class JsonGraphWriter extends ByteRecordWriter {
     private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] BASE64 =
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".getBytes(StandardCharsets.US_ASCII);
@@ -74,21 +67,22 @@ public final class JsonGraphWriter implements GraphWriter {
             NEGATIVE_INFINITY = ascii("\"" + Wire.Json.NEGATIVE_INFINITY + "\""),
             BYTE = tag(Wire.Json.BYTE), SHORT = tag(Wire.Json.SHORT), INT = tag(Wire.Json.INT),
             FLOAT = tag(Wire.Json.FLOAT), DOUBLE = tag(Wire.Json.DOUBLE), CHAR = tag(Wire.Json.CHAR),
-            BYTES = tag(Wire.Json.BYTES), DURATION = tag(Wire.Json.DURATION), DATE = tag(Wire.Json.DATE),
-            LOCAL_TIME = tag(Wire.Json.LOCAL_TIME), TIME = tag(Wire.Json.TIME),
-            LOCAL_DATE_TIME = tag(Wire.Json.LOCAL_DATE_TIME), DATE_TIME = tag(Wire.Json.DATE_TIME),
+            BYTES = tag(Wire.Json.BYTES), DURATION = tag(Wire.Json.DURATION),
             UUID = tag(Wire.Json.UUID), MAP = ascii("{\"" + Wire.Json.MAP + "\":{"),
             NODE_REF = tag(Wire.Json.NODE_REF), RELATIONSHIP_REF = tag(Wire.Json.RELATIONSHIP_REF),
             POINT_START = ascii("{\"srid\":"), COORDINATES = ascii(",\"coordinates\":["),
             POINT_TAG = tag(Wire.Json.POINT), PATH_START = ascii("{\"" + Wire.Json.PATH + "\":{\"nodes\":["),
             PATH_RELATIONSHIPS = ascii("],\"relationships\":["), LONG_MIN = ascii(Long.toString(Long.MIN_VALUE));
     private static final byte[][] ARRAY_TAGS = new byte[ArrayKind.values().length][];
+    /** Per array kind, the tag of one value outside arrays (used for temporal values). */
+    private static final byte[][] VALUE_TAGS = new byte[ArrayKind.values().length][];
     /** Per vector kind, everything before the first coordinate. */
     private static final byte[][] VECTOR_STARTS = new byte[VectorKind.values().length][];
 
     static {
         for (ArrayKind k : ArrayKind.values()) {
             ARRAY_TAGS[k.ordinal()] = ascii("{\"" + Wire.Json.arrayTag(k) + "\":[");
+            VALUE_TAGS[k.ordinal()] = tag(valueTag(k));
         }
         for (VectorKind k : VectorKind.values()) {
             VECTOR_STARTS[k.ordinal()] = ascii("{\"" + Wire.Json.VECTOR + "\":{\"" + Wire.Json.KIND + "\":\"" + k.name()
@@ -96,47 +90,15 @@ public final class JsonGraphWriter implements GraphWriter {
         }
     }
 
-    // kinds of open containers
-    private static final int ROW = 1, LIST = 2, MAP_KIND = 3;
-    // records with properties
-    private static final int NODE = 1, RELATIONSHIP = 2;
-
-    private final OutputStream target;
-    private byte[] buf = new byte[2 * Wire.KRYO_BUFFER];
-    private int pos;
-    /** Buffer position at the end of the last complete record: where {@link #error} cuts back to. */
-    private int committed;
-    /** Bytes handed to the target so far. */
-    private long drained;
-    private TokenNames tokens;
-    /** Quoted names by database token id; keys also carry their colon. Null until first met. */
-    private byte[][] labels = new byte[64][], types = new byte[16][], keys = new byte[64][];
     /** {@code "} and the element-id prefix as bytes, room for the digits; null if the prefix needs escaping. */
     private byte[] nodeIdBytes, relIdBytes;
     private int nodePrefix, relPrefix;
     private String nodeIdPrefix, relIdPrefix;
-    private boolean started, closed, finished;
-    /** Stream offset right after the header record. */
-    private long headerEnd;
-    /** The record whose properties object is open: {@link #NODE}, {@link #RELATIONSHIP}, or 0 between records. */
-    private int inProperties;
+    /** Properties of the open record so far. */
     private int propertyCount;
-    /** After {@link #property}, before its value. */
-    private boolean valueDue;
-    /** Kind of the open typed array, null outside arrays; its elements so far. */
-    private ArrayKind array;
-    private int arrayCount;
-    /** Number of columns of a rows stream; -1 for a graph stream. */
-    private int columnCount = -1;
-    private long rows;
-    /** Open row, lists and maps, innermost last: kinds, announced sizes, entries so far, a map entry's value due. */
-    private int depth;
-    private int[] containerKinds = new int[8], containerSizes = new int[8], containerCounts = new int[8];
-    private boolean[] mapValueDue = new boolean[8];
-    private final StringBuilder text = new StringBuilder(64);
 
     private JsonGraphWriter(OutputStream target) {
-        this.target = target;
+        super(target);
     }
 
     /** A {@code json} writer over {@code out}. */
@@ -156,11 +118,7 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void header(Header header, TokenNames tokens) throws IOException {
-        if (started) {
-            throw new IllegalStateException("header() twice");
-        }
-        this.tokens = tokens;
-        pos = committed;  // nothing of a header() that threw half-way
+        beginHeader(tokens);
         nodeIdPrefix = header.nodeIdPrefix();  // as it is: an unpaired surrogate in it is escaped, not replaced
         relIdPrefix = header.relIdPrefix();
         nodeIdBytes = rawIdBuffer(nodeIdPrefix);
@@ -172,9 +130,7 @@ public final class JsonGraphWriter implements GraphWriter {
         put(ROOT);
         string(JacksonGraphWriter.wellFormed(header.root()));
         put((byte) '}');
-        endRecord();
-        headerEnd = drained + pos;
-        started = true;
+        endHeader();
     }
 
     @Override
@@ -196,7 +152,7 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void endNode() throws IOException {
-        endProperties(NODE);
+        endRecordWithProperties(NODE);
     }
 
     @Override
@@ -217,29 +173,18 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void endRelationship() throws IOException {
-        endProperties(RELATIONSHIP);
+        endRecordWithProperties(RELATIONSHIP);
     }
 
-    private void endProperties(int record) throws IOException {
-        if (array != null || depth != 0) {
-            throw new IllegalStateException("record ended inside an array or a row");
-        }
-        if (inProperties != record || valueDue) {
-            throw new IllegalStateException(valueDue ? "record ended where a property's value is due"
-                    : record == NODE ? "endNode() without beginNode()"
-                    : "endRelationship() without beginRelationship()");
-        }
+    private void endRecordWithProperties(int record) throws IOException {
+        endProperties(record);
         put((byte) '}', (byte) '}');
         endRecord();
     }
 
     @Override
     public void property(int key) throws IOException {
-        if (inProperties == 0 || valueDue || array != null) {
-            throw new IllegalStateException(inProperties == 0 ? "property() outside a node or relationship"
-                    : valueDue ? "property() where the previous property's value is due"
-                    : "property() inside an array");
-        }
+        checkProperty();
         byte[] name = key(key);
         if (propertyCount++ > 0) {
             put((byte) ',');
@@ -250,12 +195,7 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void columns(String[] names) throws IOException {
-        if (!started || closed || drained + committed != headerEnd || pos != committed) {
-            throw new IllegalStateException("columns() comes once, right after header()");
-        }
-        if (names.length > Wire.MAX_LENGTH) {
-            throw new IllegalArgumentException(names.length + " columns");
-        }
+        checkColumns(names);
         put(COLUMNS_START);
         for (int i = 0; i < names.length; i++) {
             if (i > 0) {
@@ -270,13 +210,9 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void beginRow() throws IOException {
-        if (columnCount < 0 || depth != 0 || array != null) {
-            throw new IllegalStateException(columnCount < 0 ? "beginRow() without columns()"
-                    : "beginRow() inside a row or an array");
-        }
-        beginRecord("beginRow()");
+        checkBeginRow();
         put(ROW_START);
-        push(ROW, columnCount);
+        push(ROW, columnCount, pos);
     }
 
     @Override
@@ -289,10 +225,7 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void end(long nodes, long relationships, boolean truncated) throws IOException {
-        requireOpen("end()");
-        if (pos != committed || depth != 0 || array != null) {
-            throw new IllegalStateException("end() inside a record");
-        }
+        checkEnd();
         put(END_START);
         number(nodes);
         put(RELATIONSHIPS);
@@ -303,71 +236,23 @@ public final class JsonGraphWriter implements GraphWriter {
             number(rows);
         }
         put((byte) '}');
-        endRecord();
-        closed = true;
+        endClosingRecord();
     }
 
     @Override
     public void error(String code, String message) throws IOException {
-        requireOpen("error()");
-        pos = committed;  // drops an unfinished record
-        array = null;
-        depth = 0;
-        inProperties = 0;
-        valueDue = false;
+        beginError();  // drops an unfinished record
         put(ERROR_START);
         string(JacksonGraphWriter.wellFormed(code));
         put(MESSAGE);
         string(message == null ? "" : JacksonGraphWriter.wellFormed(message));
         put((byte) '}');
-        endRecord();
-        closed = true;
-    }
-
-    private void requireOpen(String call) {
-        if (!started || closed || finished) {
-            throw new IllegalStateException(call + (!started ? " before header(): no stream has started"
-                    : " after the closing record"));
-        }
-    }
-
-    private void beginRecord(String call) {
-        if (!started || closed || finished || pos != committed) {
-            throw new IllegalStateException(call + (!started ? " before header()" : closed || finished
-                    ? " after the closing record" : " inside a record"));
-        }
-    }
-
-    /** A record is complete: remembers where it ends, and hands the buffer to the target once it is full enough. */
-    private void endRecord() throws IOException {
-        inProperties = 0;
-        if (pos >= Wire.KRYO_BUFFER) {
-            int n = pos;
-            pos = 0;
-            committed = 0;
-            target.write(buf, 0, n);
-            drained += n;
-            return;
-        }
-        committed = pos;
+        endClosingRecord();
     }
 
     @Override
-    public void finish() throws IOException {
-        if (finished) {
-            return;
-        }
-        finished = true;
-        if (!started || pos != committed) {
-            throw new IllegalStateException(!started ? "finish() before header()" : "finish() inside a record");
-        }
+    void endStream() {
         put((byte) ']');
-        int n = pos;
-        pos = 0;
-        committed = 0;
-        target.write(buf, 0, n);
-        drained += n;
-        target.flush();
     }
 
     // ---- values -------------------------------------------------------------------------------------------
@@ -380,10 +265,7 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void writeByte(byte value) throws IOException {
-        if (array != null) {
-            throw new IllegalStateException("byte arrays are written with writeBytes");
-        }
-        value();
+        comma(scalarSlot("byte arrays are written with writeBytes"));
         put(BYTE);
         number(value);
         put((byte) '}');
@@ -480,10 +362,7 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void writeBytes(byte[] value) throws IOException {
-        if (array != null) {
-            throw new IllegalStateException("writeBytes inside an array");
-        }
-        value();
+        comma(scalarSlot("writeBytes inside an array"));
         put(BYTES);
         base64(value);
         put((byte) '}');
@@ -524,31 +403,6 @@ public final class JsonGraphWriter implements GraphWriter {
     }
 
     @Override
-    public void writeDate(LocalDate value) throws IOException {
-        temporal(ArrayKind.DATE, DATE, DateTimeFormatter.ISO_LOCAL_DATE, value);
-    }
-
-    @Override
-    public void writeLocalTime(LocalTime value) throws IOException {
-        temporal(ArrayKind.LOCAL_TIME, LOCAL_TIME, DateTimeFormatter.ISO_LOCAL_TIME, value);
-    }
-
-    @Override
-    public void writeTime(OffsetTime value) throws IOException {
-        temporal(ArrayKind.TIME, TIME, DateTimeFormatter.ISO_OFFSET_TIME, value);
-    }
-
-    @Override
-    public void writeLocalDateTime(LocalDateTime value) throws IOException {
-        temporal(ArrayKind.LOCAL_DATE_TIME, LOCAL_DATE_TIME, DateTimeFormatter.ISO_LOCAL_DATE_TIME, value);
-    }
-
-    @Override
-    public void writeDateTime(ZonedDateTime value) throws IOException {
-        temporal(ArrayKind.DATE_TIME, DATE_TIME, DateTimeFormatter.ISO_ZONED_DATE_TIME, value);
-    }
-
-    @Override
     public void writeUuid(long msb, long lsb) throws IOException {
         boolean tagged = open(ArrayKind.UUID, UUID);
         ensure(38);
@@ -569,72 +423,35 @@ public final class JsonGraphWriter implements GraphWriter {
         close(tagged);
     }
 
-    /** Lower-case hex digits, as {@link java.util.UUID#toString()} writes them. */
-    private static void hex(byte[] b, int at, long bits, int digits) {
-        for (int i = at + digits - 1; i >= at; i--) {
-            int d = (int) (bits & 0xF);
-            b[i] = (byte) (d < 10 ? '0' + d : 'a' + d - 10);
-            bits >>>= 4;
+    @Override
+    public void writeVector(VectorKind kind, Object values) throws IOException {
+        comma(scalarSlot("writeVector inside an array"));
+        put(VECTOR_STARTS[kind.ordinal()]);
+        vectorValues(kind, values);
+        put((byte) ']', (byte) '}');
+        put((byte) '}');
+    }
+
+    @Override
+    void vectorInteger(int index, long value, boolean int64) {
+        comma(index);
+        number(value);
+    }
+
+    @Override
+    void vectorFloat(int index, float value) {
+        comma(index);
+        if (Float.isFinite(value)) {
+            floating(value);
+        } else {
+            nonFinite(value);
         }
     }
 
     @Override
-    public void writeVector(VectorKind kind, Object values) throws IOException {
-        if (array != null) {
-            throw new IllegalStateException("writeVector inside an array");
-        }
-        value();
-        put(VECTOR_STARTS[kind.ordinal()]);
-        switch (kind) {
-            case INT8 -> {
-                byte[] v = (byte[]) values;
-                for (int i = 0; i < v.length; i++) {
-                    comma(i);
-                    number(v[i]);
-                }
-            }
-            case INT16 -> {
-                short[] v = (short[]) values;
-                for (int i = 0; i < v.length; i++) {
-                    comma(i);
-                    number(v[i]);
-                }
-            }
-            case INT32 -> {
-                int[] v = (int[]) values;
-                for (int i = 0; i < v.length; i++) {
-                    comma(i);
-                    number(v[i]);
-                }
-            }
-            case INT64 -> {
-                long[] v = (long[]) values;
-                for (int i = 0; i < v.length; i++) {
-                    comma(i);
-                    number(v[i]);
-                }
-            }
-            case FLOAT32 -> {
-                float[] v = (float[]) values;
-                for (int i = 0; i < v.length; i++) {
-                    comma(i);
-                    if (Float.isFinite(v[i])) {
-                        floating(v[i]);
-                    } else {
-                        nonFinite(v[i]);
-                    }
-                }
-            }
-            case FLOAT64 -> {
-                double[] v = (double[]) values;
-                for (int i = 0; i < v.length; i++) {
-                    comma(i);
-                    doublePayload(v[i]);
-                }
-            }
-        }
-        put((byte) ']', (byte) '}');
-        put((byte) '}');
+    void vectorDouble(int index, double value) {
+        comma(index);
+        doublePayload(value);
     }
 
     private void comma(int index) {
@@ -645,10 +462,7 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void beginArray(int size, ArrayKind kind) throws IOException {
-        if (array != null) {
-            throw new IllegalStateException("nested arrays are not values");
-        }
-        value();
+        comma(beginArraySlot());
         put(ARRAY_TAGS[kind.ordinal()]);
         array = kind;
         arrayCount = 0;
@@ -656,10 +470,7 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void endArray() throws IOException {
-        if (array == null) {
-            throw new IllegalStateException("endArray without beginArray");
-        }
-        array = null;
+        endArraySlot();
         put((byte) ']', (byte) '}');
     }
 
@@ -673,9 +484,9 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void beginList(int size) throws IOException {
-        beginContainer("beginList()", size);
+        comma(containerSlot("beginList()", size));
         put((byte) '[');  // a plain array is a list: typed arrays are tagged objects
-        push(LIST, size);
+        push(LIST, size, pos);
     }
 
     @Override
@@ -686,26 +497,16 @@ public final class JsonGraphWriter implements GraphWriter {
 
     @Override
     public void beginMap(int size) throws IOException {
-        beginContainer("beginMap()", size);
+        comma(containerSlot("beginMap()", size));
         put(MAP);
-        push(MAP_KIND, size);
+        push(MAP_KIND, size, pos);
     }
 
     @Override
     public void mapKey(String key) throws IOException {
-        int d = depth - 1;
-        if (depth == 0 || array != null || containerKinds[d] != MAP_KIND) {
-            throw new IllegalStateException("mapKey() outside a map");
-        }
-        if (mapValueDue[d]) {
-            throw new IllegalStateException("mapKey() where the previous key's value is due");
-        }
-        if (containerCounts[d]++ > 0) {
-            put((byte) ',');
-        }
+        comma(mapKeySlot());
         string(JacksonGraphWriter.wellFormed(key));
         put((byte) ':');
-        mapValueDue[d] = true;
     }
 
     @Override
@@ -749,88 +550,17 @@ public final class JsonGraphWriter implements GraphWriter {
     }
 
     private void rowValue(String call) {
-        if (depth == 0 || array != null) {
-            throw new IllegalStateException(call + (array != null ? " inside a typed array" : " outside a row"));
-        }
-        value();
+        comma(rowValueSlot(call));
     }
 
-    private void beginContainer(String call, int size) {
-        if (size < 0 || size > Wire.MAX_LENGTH) {
-            throw new IllegalArgumentException(call + " size " + size + " outside 0.." + Wire.MAX_LENGTH);
-        }
-        if (depth == 0 || array != null) {
-            throw new IllegalStateException(call + (array != null ? " inside a typed array" : " outside a row"));
-        }
-        if (depth > Wire.MAX_NESTING) {  // the row is depth 1: lists and maps nest depth - 1 levels deep
-            throw new IllegalStateException("lists and maps nested deeper than " + Wire.MAX_NESTING + " levels");
-        }
-        value();
-    }
-
-    private void push(int kind, int size) {
-        if (depth == containerKinds.length) {
-            containerKinds = Arrays.copyOf(containerKinds, depth * 2);
-            containerSizes = Arrays.copyOf(containerSizes, depth * 2);
-            containerCounts = Arrays.copyOf(containerCounts, depth * 2);
-            mapValueDue = Arrays.copyOf(mapValueDue, depth * 2);
-        }
-        containerKinds[depth] = kind;
-        containerSizes[depth] = size;
-        containerCounts[depth] = 0;
-        mapValueDue[depth] = false;
-        depth++;
-    }
-
-    /** Checks the innermost container's entries against its announced size, and forgets it. */
-    private void pop(int kind, String unopened) {
-        int d = depth - 1;
-        if (depth == 0 || array != null || containerKinds[d] != kind) {
-            throw new IllegalStateException(unopened);
-        }
-        if (mapValueDue[d]) {
-            throw new IllegalStateException("endMap() where the last key's value is due");
-        }
-        int expected = containerSizes[d];
-        int actual = containerCounts[d];
-        if (actual != expected) {
-            throw new IllegalStateException((kind == ROW ? "a row of " : kind == LIST ? "a list of " : "a map of ")
-                    + expected + (kind == MAP_KIND ? " entries" : " values") + " received " + actual);
-        }
-        depth = d;
-    }
-
-    /**
-     * Where a value starts outside typed arrays: the value of the property named last, or the next value of the
-     * innermost row or list (after a comma if it is not the first), or of the map key written last.
-     */
+    /** Where a value starts outside typed arrays: after a comma if it is not the first of its row or list. */
     private void value() {
-        if (depth > 0) {
-            int d = depth - 1;
-            if (containerKinds[d] == MAP_KIND) {
-                if (!mapValueDue[d]) {
-                    throw new IllegalStateException("a map value without its mapKey()");
-                }
-                mapValueDue[d] = false;
-            } else if (containerCounts[d]++ > 0) {
-                put((byte) ',');
-            }
-        } else if (valueDue) {
-            valueDue = false;
-        } else {
-            throw new IllegalStateException("a value without its property()");
-        }
+        comma(valueSlot());
     }
 
     /** A value that is plain JSON outside arrays; inside one, checks its kind and separates it. */
     private void element(ArrayKind kind) {
-        if (array == null) {
-            value();
-        } else if (array != kind) {
-            throw new IllegalStateException(kind + " value in an array of " + array);
-        } else if (arrayCount++ > 0) {
-            put((byte) ',');
-        }
+        comma(elementSlot(kind));
     }
 
     /** Outside an array opens {@code {tag:} } and returns true; inside, checks and separates the element. */
@@ -862,12 +592,10 @@ public final class JsonGraphWriter implements GraphWriter {
         put(Double.isNaN(value) ? NAN : value > 0 ? INFINITY : NEGATIVE_INFINITY);
     }
 
-    private void temporal(ArrayKind kind, byte[] tag, DateTimeFormatter format, TemporalAccessor value) {
-        boolean tagged = open(kind, tag);
-        StringBuilder sb = text;
-        sb.setLength(0);
-        format.formatTo(value, sb);
-        string(sb);
+    @Override
+    void temporal(ArrayKind kind, DateTimeFormatter format, TemporalAccessor value) {
+        boolean tagged = open(kind, VALUE_TAGS[kind.ordinal()]);
+        string(format(format, value));
         close(tagged);
     }
 
@@ -912,36 +640,24 @@ public final class JsonGraphWriter implements GraphWriter {
         pos = end + 1;
     }
 
-    private byte[] label(int id) {
-        byte[][] cache = labels = ensure(labels, id);
-        byte[] s = cache[id];
-        if (s == null) {
-            s = cache[id] = quotedName(tokens.label(id), false);
-        }
-        return s;
+    @Override
+    byte[] encodeLabel(String name) {
+        return quotedName(name, false);
     }
 
-    private byte[] type(int id) {
-        byte[][] cache = types = ensure(types, id);
-        byte[] s = cache[id];
-        if (s == null) {
-            s = cache[id] = quotedName(tokens.relationshipType(id), false);
-        }
-        return s;
+    @Override
+    byte[] encodeType(String name) {
+        return quotedName(name, false);
     }
 
-    private byte[] key(int id) {
-        byte[][] cache = keys = ensure(keys, id);
-        byte[] s = cache[id];
-        if (s == null) {
-            s = cache[id] = quotedName(tokens.propertyKey(id), true);
-        }
-        return s;
+    @Override
+    byte[] encodeKey(String name) {
+        return quotedName(name, true);
     }
 
     /** A token name as Jackson writes a pre-encoded name: quoted by {@link JsonStringEncoder}; a key with its colon. */
     private static byte[] quotedName(String name, boolean colon) {
-        byte[] quoted = JsonStringEncoder.getInstance().quoteAsUTF8(JacksonGraphWriter.wellFormed(name));
+        byte[] quoted = JsonStringEncoder.getInstance().quoteAsUTF8(name);
         byte[] b = new byte[quoted.length + (colon ? 3 : 2)];
         b[0] = '"';
         System.arraycopy(quoted, 0, b, 1, quoted.length);
@@ -952,45 +668,13 @@ public final class JsonGraphWriter implements GraphWriter {
         return b;
     }
 
-    private static byte[][] ensure(byte[][] cache, int id) {
-        if (id < cache.length) {
-            if (id < 0) {
-                throw new IllegalArgumentException("negative token id " + id);
-            }
-            return cache;
-        }
-        return Arrays.copyOf(cache, Math.max(id + 1, cache.length * 2));
-    }
-
     // ---- bytes --------------------------------------------------------------------------------------------
-
-    private void ensure(int n) {
-        if (n > buf.length - pos) {
-            long needed = (long) pos + n;
-            if (needed > Integer.MAX_VALUE - 8) {
-                throw new IllegalStateException("a record of more than 2 GB");
-            }
-            buf = Arrays.copyOf(buf, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(needed, 2L * buf.length)));
-        }
-    }
-
-    private void put(byte b) {
-        ensure(1);
-        buf[pos++] = b;
-    }
 
     private void put(byte a, byte b) {
         ensure(2);
         buf[pos] = a;
         buf[pos + 1] = b;
         pos += 2;
-    }
-
-    private void put(byte[] bytes) {
-        int n = bytes.length;
-        ensure(n);
-        System.arraycopy(bytes, 0, buf, pos, n);
-        pos += n;
     }
 
     /** A finite float as {@link Float#toString} spells it, formatted by a reused builder (no String made). */
