@@ -27,10 +27,11 @@ import java.time.temporal.TemporalAccessor;
  *
  * <p>Buffering and the protocol checks are {@link ByteRecordWriter}'s, shared with {@link JsonGraphWriter}: the
  * buffer goes to the target at the end of a record once it holds {@link Wire#KRYO_BUFFER} bytes or more, so
- * {@link #error} can drop an unfinished record; the target is flushed once, by {@link #finish}. Where the reference wrote a malformed document or
- * threw Jackson's own exception for a call the contract forbids (a value without its {@link #property}, two names
- * in a row, a record or map ended where a value is due, {@link #endRelationship} ending a node, a record after
- * {@link #finish}), this writer throws {@link IllegalStateException} and writes nothing.
+ * {@link #error} can drop an unfinished record; the target is flushed once, by {@link #finish}. Where the reference
+ * wrote a malformed document or threw Jackson's own exception for a call the contract forbids (a value without its
+ * {@link #property}, two names in a row, a record or map ended where a value is due, {@link #endRelationship}
+ * ending a node, a record after {@link #finish}), this writer throws {@link IllegalStateException} and writes
+ * nothing.
  */
 public final class BsonGraphWriter extends ByteRecordWriter {
     private static final byte DOUBLE = 0x01, STRING = 0x02, DOCUMENT = 0x03, ARRAY = 0x04, BINARY = 0x05,

@@ -46,20 +46,21 @@ import static org.junit.jupiter.api.Assertions.fail;
  * The {@code json} and {@code bson} writers ({@link Format#JSON}, {@link Format#BSON}: {@link JsonGraphWriter},
  * {@link BsonGraphWriter}) against the Jackson-based writer each must match byte for byte, {@link
  * JacksonGraphWriter#json} and {@link JacksonGraphWriter#bson}, the references. Seeded random scripts (the same
- * for both formats) make each {@link GraphWriter} call on a writer and its reference: graph and rows streams with odd header strings and element-id prefixes, token names and map keys (quotes,
- * backslashes, control characters, U+0000, non-ASCII, supplementary and unpaired surrogates), every value call with
- * edge values (also UTF-8 bytes, valid and malformed, at an offset, and values above 64 and 128 KiB), every array
- * and vector kind, lists and maps nested up to {@link Wire#MAX_NESTING} levels, {@code error()} injected at any
- * call, misuse of the call protocol, {@code finish()} twice, {@code abort()}.
+ * for both formats) make each {@link GraphWriter} call on a writer and its reference: graph and rows streams with
+ * odd header strings and element-id prefixes, token names and map keys (quotes, backslashes, control characters,
+ * U+0000, non-ASCII, supplementary and unpaired surrogates), every value call with edge values (also UTF-8 bytes,
+ * valid and malformed, at an offset, and values above 64 and 128 KiB), every array and vector kind, lists and maps
+ * nested up to {@link Wire#MAX_NESTING} levels, {@code error()} injected at any call, misuse of the call protocol,
+ * {@code finish()} twice, {@code abort()}.
  *
  * <p>For every script: each call throws an exception of the same class in both writers or in neither; the bytes
  * are identical (of a stream aborted unfinished: one is a prefix of the other); each write to the target is, before
- * {@code finish()}, at least {@link Wire#KRYO_BUFFER} bytes, and nothing follows the closing bracket (BSON: record); the target is
- * flushed only in {@code finish()}, as often as the reference flushes it, and never closed. Each write of either
- * writer ends right after a record, as {@link Wire#KRYO_BUFFER} promises: in JSON the nesting depth outside
- * strings is back at the top-level array after a record's closing brace, or at zero after the closing bracket; in
- * BSON the write ends where a document (by its int32 length) ends, and no document follows the closing record. Over
- * all scripts of a format: every call, array kind (also empty), vector kind and {@link Misuse} was exercised, {@code error()} came
+ * {@code finish()}, at least {@link Wire#KRYO_BUFFER} bytes, and nothing follows the closing bracket (BSON: the
+ * closing record); the target is flushed only in {@code finish()}, as often as the reference flushes it, and never
+ * closed. Each write of either writer ends right after a record, as {@link Wire#KRYO_BUFFER} promises: in JSON the
+ * nesting depth outside strings is back at the top-level array after a record's closing brace, or at zero after the
+ * closing bracket; in BSON the write ends where a document (by its int32 length) ends. Over all scripts of a
+ * format: every call, array kind (also empty), vector kind and {@link Misuse} was exercised, {@code error()} came
  * after each kind of call, and a record above 128 KiB was written.
  */
 class WriterDifferentialTest {
@@ -1097,7 +1098,8 @@ class WriterDifferentialTest {
             this.seen = seen;
             this.expected = new Target(format, this.seed + ", the reference");
             this.actual = new Target(format, this.seed + ", the writer under test");
-            this.reference = format == Format.JSON ? JacksonGraphWriter.json(expected) : JacksonGraphWriter.bson(expected);
+            this.reference = format == Format.JSON ? JacksonGraphWriter.json(expected)
+                    : JacksonGraphWriter.bson(expected);
             this.test = format.open(actual);
         }
 
@@ -1205,7 +1207,8 @@ class WriterDifferentialTest {
                     fail(difference(e, a));
                 }
                 assertTrue(actual.complete(), () -> actual.who + (format == Format.JSON
-                        ? ": finish() did not close the top-level array" : ": the stream does not end with a closing record"));
+                        ? ": finish() did not close the top-level array"
+                        : ": the stream does not end with a closing record"));
             } else {
                 int common = Math.min(e.length, a.length);
                 assertArrayEquals(Arrays.copyOf(e, common), Arrays.copyOf(a, common),
