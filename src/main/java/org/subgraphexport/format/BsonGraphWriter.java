@@ -9,8 +9,8 @@ import java.time.temporal.TemporalAccessor;
 
 /**
  * Writes the {@code bson} format (see {@link Wire}) as bytes into its own buffer: one document per record, the same
- * bytes as {@link BsonGenerator} behind {@link JacksonGraphWriter#bson} (the reference this writer is tested
- * against, call by call and byte by byte), without a Jackson generator and its per-call context checks. It is
+ * bytes as {@code BsonGenerator} behind the test sources' {@code JacksonGraphWriter.bson} (the reference this writer
+ * is tested against, call by call and byte by byte), without a Jackson generator and its per-call context checks. It is
  * {@link JsonGraphWriter}'s design in BSON: a record's fixed parts are pre-encoded runs (a node record's length
  * placeholder, {@code record} element and the name of its {@code id} element are one copy), token names are encoded
  * once per stream and kept by database token id (labels and types as whole string payloads, property keys as element
@@ -21,7 +21,7 @@ import java.time.temporal.TemporalAccessor;
  * <p>Bytes are the reference's: an element is its type byte, its name (UTF-8, NUL-terminated) and its value; a
  * value's type byte is written in front of its name, which {@link #property} and {@link #mapKey} write before the
  * value's type is known, so they leave its place and the value fills it in. Strings are UTF-8 of the string with
- * each unpaired surrogate as {@code '?'} (as {@link JacksonGraphWriter#wellFormed} makes them), U+0000 as it is;
+ * each unpaired surrogate as {@code '?'} (as {@link Wire#wellFormed} makes them), U+0000 as it is;
  * in element names (property keys, map keys) U+0000 becomes U+FFFD. {@code float} values are the double of the
  * float's exact value; floats and doubles are raw IEEE bits, little-endian like every number.
  *
@@ -124,8 +124,8 @@ public final class BsonGraphWriter extends ByteRecordWriter {
     @Override
     public void header(Header header, TokenNames tokens) throws IOException {
         beginHeader(tokens);
-        nodeIdPrefix = utf8(JacksonGraphWriter.wellFormed(header.nodeIdPrefix()));
-        relIdPrefix = utf8(JacksonGraphWriter.wellFormed(header.relIdPrefix()));
+        nodeIdPrefix = utf8(Wire.wellFormed(header.nodeIdPrefix()));
+        relIdPrefix = utf8(Wire.wellFormed(header.relIdPrefix()));
         put(HEADER_START);
         string(header.database());
         put(ROOT);
@@ -698,10 +698,10 @@ public final class BsonGraphWriter extends ByteRecordWriter {
                 p += LONG_MIN.length;
             } else {
                 b[p++] = '-';
-                p = JacksonGraphWriter.decimal(b, p, -id);
+                p = Wire.decimal(b, p, -id);
             }
         } else {
-            p = JacksonGraphWriter.decimal(b, p, id);
+            p = Wire.decimal(b, p, id);
         }
         b[p++] = 0;
         putInt(b, at, p - at - 4);
@@ -767,7 +767,7 @@ public final class BsonGraphWriter extends ByteRecordWriter {
             System.arraycopy(name, 0, b, p, name.length);
             p += name.length;
         } else {
-            p = JacksonGraphWriter.decimal(b, p, index);
+            p = Wire.decimal(b, p, index);
         }
         b[p++] = 0;
         pos = p;

@@ -440,7 +440,7 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
         byte[][] cache = labels = ensure(labels, id);
         byte[] s = cache[id];
         if (s == null) {
-            s = cache[id] = encodeLabel(JacksonGraphWriter.wellFormed(tokens.label(id)));
+            s = cache[id] = encodeLabel(Wire.wellFormed(tokens.label(id)));
         }
         return s;
     }
@@ -449,7 +449,7 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
         byte[][] cache = types = ensure(types, id);
         byte[] s = cache[id];
         if (s == null) {
-            s = cache[id] = encodeType(JacksonGraphWriter.wellFormed(tokens.relationshipType(id)));
+            s = cache[id] = encodeType(Wire.wellFormed(tokens.relationshipType(id)));
         }
         return s;
     }
@@ -458,7 +458,7 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
         byte[][] cache = keys = ensure(keys, id);
         byte[] s = cache[id];
         if (s == null) {
-            s = cache[id] = encodeKey(JacksonGraphWriter.wellFormed(tokens.propertyKey(id)));
+            s = cache[id] = encodeKey(Wire.wellFormed(tokens.propertyKey(id)));
         }
         return s;
     }

@@ -9,8 +9,8 @@ import java.time.temporal.TemporalAccessor;
 
 /**
  * Writes the {@code json} format (see {@link Wire}) as bytes into its own buffer: the same bytes as Jackson's
- * {@code UTF8JsonGenerator} behind {@link JacksonGraphWriter#json} (the reference this writer is tested against,
- * call by call and byte by byte), at a fraction of the cost. A record's fixed parts are pre-encoded runs
+ * {@code UTF8JsonGenerator} behind the test sources' {@code JacksonGraphWriter.json} (the reference this writer is
+ * tested against, call by call and byte by byte), at a fraction of the cost. A record's fixed parts are pre-encoded runs
  * (<code>,{"record":"node","id":</code> is one copy), token names are quoted and encoded once per stream and kept by
  * database token id, element ids are the prefix's bytes and decimal digits, and there is no generator context to
  * keep: this writer's own state (the open typed array, the row, list and map stack, whether a property's value is
@@ -126,9 +126,9 @@ public final class JsonGraphWriter extends ByteRecordWriter {
         relIdBytes = rawIdBuffer(relIdPrefix);
         relPrefix = relIdPrefix.length() + 1;
         put(HEADER_START);
-        string(JacksonGraphWriter.wellFormed(header.database()));
+        string(Wire.wellFormed(header.database()));
         put(ROOT);
-        string(JacksonGraphWriter.wellFormed(header.root()));
+        string(Wire.wellFormed(header.root()));
         put((byte) '}');
         endHeader();
     }
@@ -201,7 +201,7 @@ public final class JsonGraphWriter extends ByteRecordWriter {
             if (i > 0) {
                 put((byte) ',');
             }
-            string(JacksonGraphWriter.wellFormed(names[i]));
+            string(Wire.wellFormed(names[i]));
         }
         put((byte) ']', (byte) '}');
         endRecord();
@@ -243,9 +243,9 @@ public final class JsonGraphWriter extends ByteRecordWriter {
     public void error(String code, String message) throws IOException {
         beginError();  // drops an unfinished record
         put(ERROR_START);
-        string(JacksonGraphWriter.wellFormed(code));
+        string(Wire.wellFormed(code));
         put(MESSAGE);
-        string(message == null ? "" : JacksonGraphWriter.wellFormed(message));
+        string(message == null ? "" : Wire.wellFormed(message));
         put((byte) '}');
         endClosingRecord();
     }
@@ -328,7 +328,7 @@ public final class JsonGraphWriter extends ByteRecordWriter {
     @Override
     public void writeString(String value) throws IOException {
         element(ArrayKind.STRING);
-        string(JacksonGraphWriter.wellFormed(value));
+        string(Wire.wellFormed(value));
     }
 
     /** ASCII bytes are copied (escaped where JSON needs it) in one pass; other content is decoded first. */
@@ -344,7 +344,7 @@ public final class JsonGraphWriter extends ByteRecordWriter {
             byte c = utf8[i];
             if (c < 0) {
                 pos = start;
-                string(JacksonGraphWriter.wellFormed(new String(utf8, offset, length, StandardCharsets.UTF_8)));
+                string(Wire.wellFormed(new String(utf8, offset, length, StandardCharsets.UTF_8)));
                 return;
             }
             if (ESCAPES[c] == 0) {
@@ -505,7 +505,7 @@ public final class JsonGraphWriter extends ByteRecordWriter {
     @Override
     public void mapKey(String key) throws IOException {
         comma(mapKeySlot());
-        string(JacksonGraphWriter.wellFormed(key));
+        string(Wire.wellFormed(key));
         put((byte) ':');
     }
 
@@ -635,7 +635,7 @@ public final class JsonGraphWriter extends ByteRecordWriter {
         ensure(prefixLength + 21);
         byte[] b = buf;
         System.arraycopy(prefixBytes, 0, b, pos, prefixLength);
-        int end = JacksonGraphWriter.decimal(b, pos + prefixLength, id);
+        int end = Wire.decimal(b, pos + prefixLength, id);
         b[end] = '"';
         pos = end + 1;
     }
@@ -715,7 +715,7 @@ public final class JsonGraphWriter extends ByteRecordWriter {
             value = -value;
         }
         ensure(19);
-        pos = JacksonGraphWriter.decimal(buf, pos, value);
+        pos = Wire.decimal(buf, pos, value);
     }
 
     /** Writes {@code c}'s escape at {@code p} (room for 6 bytes is there) and returns the position after it. */

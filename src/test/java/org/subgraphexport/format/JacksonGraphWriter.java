@@ -25,7 +25,9 @@ import java.util.Arrays;
  * (Jackson's own {@code UTF8JsonGenerator}), for BSON as one document per record ({@link BsonGenerator} builds a
  * document until it is complete; it is flushed after every record). {@link Format#JSON} and {@link Format#BSON}
  * streams are written by those two, which produce this writer's bytes at a fraction of the cost;
- * {@code WriterDifferentialTest} holds each to the same bytes, call by call.
+ * {@code WriterDifferentialTest} holds each to the same bytes, call by call. Test sources only (with
+ * {@link BsonGenerator}): the plugin ships the byte-level writers alone; {@code ParallelWalkProbe}'s
+ * {@code walk+json-jackson} and {@code walk+bson-jackson} modes measure this one.
  *
  * <p>Both generators write into a {@link RecordBuffer} that does not pass flushes on and hands its bytes to the
  * target only at the end of a record, once it holds {@link Wire#KRYO_BUFFER} bytes or more: the target sees large
@@ -166,9 +168,9 @@ public final class JacksonGraphWriter implements GraphWriter {
         gen.writeFieldName(VERSION);
         gen.writeNumber(Wire.VERSION);
         gen.writeFieldName(DATABASE);
-        gen.writeString(wellFormed(header.database()));
+        gen.writeString(Wire.wellFormed(header.database()));
         gen.writeFieldName(ROOT);
-        gen.writeString(wellFormed(header.root()));
+        gen.writeString(Wire.wellFormed(header.root()));
         endRecord();
         headerEnd = buffer.committed;
         started = true;
@@ -239,7 +241,7 @@ public final class JacksonGraphWriter implements GraphWriter {
         gen.writeFieldName(NAMES);
         gen.writeStartArray();
         for (String name : names) {
-            gen.writeString(wellFormed(name));
+            gen.writeString(Wire.wellFormed(name));
         }
         gen.writeEndArray();
         endRecord();
@@ -297,9 +299,9 @@ public final class JacksonGraphWriter implements GraphWriter {
         depth = 0;
         record(R_ERROR);
         gen.writeFieldName(CODE);
-        gen.writeString(wellFormed(code));
+        gen.writeString(Wire.wellFormed(code));
         gen.writeFieldName(MESSAGE);
-        gen.writeString(message == null ? "" : wellFormed(message));
+        gen.writeString(message == null ? "" : Wire.wellFormed(message));
         endRecord();
         closed = true;
     }
@@ -444,7 +446,7 @@ public final class JacksonGraphWriter implements GraphWriter {
     @Override
     public void writeString(String value) throws IOException {
         element(ArrayKind.STRING);
-        gen.writeString(wellFormed(value));
+        gen.writeString(Wire.wellFormed(value));
     }
 
     /** ASCII bytes go to the generator undecoded (JSON escapes them as it would the String); others are decoded. */
@@ -647,7 +649,7 @@ public final class JacksonGraphWriter implements GraphWriter {
         if (depth == 0 || array != null || containerKinds[depth - 1] != MAP_KIND) {
             throw new IllegalStateException("mapKey() outside a map");
         }
-        String name = wellFormed(key);
+        String name = Wire.wellFormed(key);
         gen.writeFieldName(bson ? name.replace('\u0000', '\uFFFD') : name);  // a BSON field name ends at NUL
     }
 
@@ -829,7 +831,7 @@ public final class JacksonGraphWriter implements GraphWriter {
      */
     private void writeId(char[] buffer, byte[] bytes, int prefix, long id) throws IOException {
         if (bytes != null && id >= 0) {
-            gen.writeRawUTF8String(bytes, 0, decimal(bytes, prefix, id));
+            gen.writeRawUTF8String(bytes, 0, Wire.decimal(bytes, prefix, id));
             return;
         }
         int pos = prefix;
@@ -849,52 +851,11 @@ public final class JacksonGraphWriter implements GraphWriter {
         gen.writeString(buffer, 0, end);
     }
 
-    private static final byte[] DIGIT_PAIRS = new byte[200];
-
-    static {
-        for (int i = 0; i < 100; i++) {
-            DIGIT_PAIRS[2 * i] = (byte) ('0' + i / 10);
-            DIGIT_PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
-        }
-    }
-
-    /** Writes the decimal digits of {@code n >= 0} at {@code pos}, two at a time; returns the end. */
-    static int decimal(byte[] b, int pos, long n) {
-        int digits = 1;
-        for (long p = 10; digits < 19 && n >= p; p *= 10) {
-            digits++;
-        }
-        int i = pos + digits;
-        int end = i;
-        while (n > Integer.MAX_VALUE) {
-            long q = n / 100;
-            int r = (int) (n - q * 100);
-            b[--i] = DIGIT_PAIRS[2 * r + 1];
-            b[--i] = DIGIT_PAIRS[2 * r];
-            n = q;
-        }
-        int m = (int) n;
-        while (m >= 100) {
-            int q = m / 100;
-            int r = m - q * 100;
-            b[--i] = DIGIT_PAIRS[2 * r + 1];
-            b[--i] = DIGIT_PAIRS[2 * r];
-            m = q;
-        }
-        if (m >= 10) {
-            b[--i] = DIGIT_PAIRS[2 * m + 1];
-            b[--i] = DIGIT_PAIRS[2 * m];
-        } else {
-            b[--i] = (byte) ('0' + m);
-        }
-        return end;
-    }
-
     private SerializedString label(int id) {
         SerializedString[] cache = labels = ensure(labels, id);
         SerializedString s = cache[id];
         if (s == null) {
-            s = cache[id] = name(wellFormed(tokens.label(id)));
+            s = cache[id] = name(Wire.wellFormed(tokens.label(id)));
         }
         return s;
     }
@@ -903,7 +864,7 @@ public final class JacksonGraphWriter implements GraphWriter {
         SerializedString[] cache = types = ensure(types, id);
         SerializedString s = cache[id];
         if (s == null) {
-            s = cache[id] = name(wellFormed(tokens.relationshipType(id)));
+            s = cache[id] = name(Wire.wellFormed(tokens.relationshipType(id)));
         }
         return s;
     }
@@ -912,7 +873,7 @@ public final class JacksonGraphWriter implements GraphWriter {
         SerializedString[] cache = keys = ensure(keys, id);
         SerializedString s = cache[id];
         if (s == null) {
-            String name = wellFormed(tokens.propertyKey(id));
+            String name = Wire.wellFormed(tokens.propertyKey(id));
             if (bson) {
                 name = name.replace('\u0000', '\uFFFD');  // a BSON field name is NUL-terminated
             }
@@ -929,34 +890,6 @@ public final class JacksonGraphWriter implements GraphWriter {
             return cache;
         }
         return Arrays.copyOf(cache, Math.max(id + 1, cache.length * 2));
-    }
-
-    /** {@code s} with unpaired surrogates replaced by {@code '?'}, as UTF-8 encoding does in Kryo. */
-    static String wellFormed(String s) {
-        int n = s.length();
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (Character.isSurrogate(c)) {
-                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                    i++;
-                } else {
-                    return replaceUnpaired(s);
-                }
-            }
-        }
-        return s;
-    }
-
-    private static String replaceUnpaired(String s) {
-        char[] c = s.toCharArray();
-        for (int i = 0; i < c.length; i++) {
-            if (Character.isHighSurrogate(c[i]) && i + 1 < c.length && Character.isLowSurrogate(c[i + 1])) {
-                i++;
-            } else if (Character.isSurrogate(c[i])) {
-                c[i] = '?';
-            }
-        }
-        return new String(c);
     }
 
     /**
