@@ -8,18 +8,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -71,7 +71,7 @@ class ReliabilityTest {
             Node root = tx.createNode(Label.label("Bulk"));
             char[] value = new char[BULK_VALUE_CHARS];
             for (int i = 0; i < BULK_NODES; i++) {
-                java.util.Arrays.fill(value, (char) ('a' + i % 26));
+                Arrays.fill(value, (char) ('a' + i % 26));
                 Node child = tx.createNode(Label.label("BulkPart"));
                 child.setProperty("text", new String(value));
                 root.createRelationshipTo(child, RelationshipType.withName("PROPERTY"));
