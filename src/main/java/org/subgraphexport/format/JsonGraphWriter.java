@@ -344,7 +344,8 @@ public final class JsonGraphWriter extends ByteRecordWriter {
             byte c = utf8[i];
             if (c < 0) {
                 pos = start;
-                string(Wire.wellFormed(new String(utf8, offset, length, StandardCharsets.UTF_8)));
+                // decoding never yields an unpaired surrogate (malformed bytes become U+FFFD): no wellFormed scan
+                string(new String(utf8, offset, length, StandardCharsets.UTF_8));
                 return;
             }
             if (ESCAPES[c] == 0) {
