@@ -9,7 +9,7 @@ import org.subgraphexport.client.Node;
 import org.subgraphexport.client.RecordReader;
 import org.subgraphexport.client.Relationship;
 import org.subgraphexport.client.Subgraph;
-import org.subgraphexport.format.Format;
+import org.subgraphexport.wire.Format;
 
 /**
  * Decodes the exports docker/smoke.sh downloaded, with the client jar, and checks them against each other.

@@ -12,7 +12,7 @@
 #
 # Needs: curl, and Java 21+ ($JAVA_HOME/bin/java, else java on the PATH). Nothing is compiled: SmokeDecode.java
 # runs as a single source file against
-#   CLIENT_JAR        default: the newest target/subgraph-export-*-client.jar of this repository (build it with
+#   CLIENT_JAR        default: the newest client/target/subgraph-export-client-*.jar of this repository (build it with
 #                     scripts/test or mvn -DskipTests package)
 #   JACKSON_CORE_JAR  default: jackson-core of the version in pom.xml from ~/.m2/repository; or fetch it with
 #                     mvn dependency:copy -Dartifact=com.fasterxml.jackson.core:jackson-core:<version> -DoutputDirectory=.
@@ -57,8 +57,8 @@ java_version="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *j
 
 client="${CLIENT_JAR:-}"
 if [ -z "$client" ]; then
-    client="$(ls -t "$repo"/target/subgraph-export-*-client.jar 2>/dev/null | head -n 1 || true)"
-    [ -n "$client" ] || die "no client jar under $repo/target: build it (mvn -DskipTests package) or set CLIENT_JAR"
+    client="$(ls -t "$repo"/client/target/subgraph-export-client-*.jar 2>/dev/null | head -n 1 || true)"
+    [ -n "$client" ] || die "no client jar under $repo/client/target: build it (mvn -DskipTests package) or set CLIENT_JAR"
 fi
 [ -f "$client" ] || die "CLIENT_JAR $client does not exist"
 jackson="${JACKSON_CORE_JAR:-}"

@@ -1,0 +1,213 @@
+package org.subgraphexport.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import org.subgraphexport.client.ExportEnd;
+import org.subgraphexport.client.Node;
+import org.subgraphexport.client.Record;
+import org.subgraphexport.client.RecordReader;
+import org.subgraphexport.client.Relationship;
+import org.subgraphexport.wire.Format;
+
+/**
+ * This project: {@code GET /extension/{format}/traverse?root=…} or {@code POST /extension/{format}/cypher} (graph
+ * mode), decoded by the project's {@link RecordReader} straight from the HTTP stream, record by record, counting.
+ *
+ * <p>Every request of the ordinary rows ({@link Mode#DECODE}, {@link Mode#BYTES}) sends
+ * {@code Cache-Control: no-cache, no-store} ({@link Http#BYPASS_CACHE}): the benchmark server has the response cache
+ * on, and these rows must read the store every time and pay for no copy kept for the cache. The repeat rows
+ * ({@link Mode#CACHED}, {@link Mode#NOT_MODIFIED}, traverse only) measure the cache and the ETag instead.
+ */
+final class ExportRow implements Row {
+    enum Endpoint { TRAVERSE, CYPHER }
+
+    enum Mode {
+        /** Read from the store, decoded. */
+        DECODE,
+        /** Read from the store, the body read and dropped, not decoded: encoding and wire without client decoding. */
+        BYTES,
+        /** Served from the server's response cache (filled by {@link #prepare}), decoded; asserts the hit header. */
+        CACHED,
+        /** {@code If-None-Match} with the response's ETag (taken in {@link #prepare}); asserts 304 and no body. */
+        NOT_MODIFIED
+    }
+
+    /** The response header that says a traverse response came from the server-side cache. */
+    static final String CACHE_HEADER = "X-Subgraph-Export-Cache";
+
+    private final Endpoint endpoint;
+    private final Format format;
+    private final Mode mode;
+    private final String rootElementId;
+    private final String cypher;
+    private String etag;
+    private long bodyBytes = -1;
+
+    ExportRow(Endpoint endpoint, Format format, String rootElementId, String cypher) {
+        this(endpoint, format, Mode.DECODE, rootElementId, cypher);
+    }
+
+    /** A traverse row in the given mode. */
+    static ExportRow traverse(Format format, Mode mode, String rootElementId) {
+        return new ExportRow(Endpoint.TRAVERSE, format, mode, rootElementId, null);
+    }
+
+    private ExportRow(Endpoint endpoint, Format format, Mode mode, String rootElementId, String cypher) {
+        if (mode != Mode.DECODE && endpoint != Endpoint.TRAVERSE) {
+            throw new IllegalArgumentException(mode + " is a traverse row");
+        }
+        this.endpoint = endpoint;
+        this.format = format;
+        this.mode = mode;
+        this.rootElementId = rootElementId;
+        this.cypher = cypher;
+    }
+
+    @Override
+    public String name() {
+        String base = (endpoint == Endpoint.TRAVERSE ? "traverse " : "cypher ") + format.pathSegment();
+        return switch (mode) {
+            case DECODE -> base;
+            case BYTES -> base + " bytes";
+            case CACHED -> base + " cached";
+            case NOT_MODIFIED -> base + " 304";
+        };
+    }
+
+    @Override
+    public String description() {
+        String get = "GET /extension/" + format.pathSegment() + "/traverse?root=…";
+        return switch (mode) {
+            case DECODE -> endpoint == Endpoint.TRAVERSE
+                    ? get + ", RecordReader over the HTTP stream"
+                    : "POST /extension/" + format.pathSegment() + "/cypher (graph mode, the peers' query), RecordReader "
+                            + "over the HTTP stream";
+            case BYTES -> get + ", read from the store as every ordinary row; the body read and dropped, not decoded "
+                    + "(compare with *walk only*: what encoding and the wire add to the walk)";
+            case CACHED -> get + " without Cache-Control, answered from the server's response cache (filled by one "
+                    + "untimed request before the first pass; every pass checks the `" + CACHE_HEADER
+                    + ": hit` header), RecordReader over the HTTP stream";
+            case NOT_MODIFIED -> get + " with If-None-Match: the ETag of an untimed request before the first pass; "
+                    + "checks status 304 and an empty body";
+        };
+    }
+
+    @Override
+    public Kind kind() {
+        return Kind.PROJECT;
+    }
+
+    @Override
+    public String countsNote() {
+        return switch (mode) {
+            case DECODE, CACHED -> null;
+            case BYTES -> "not decoded: bytes only";
+            case NOT_MODIFIED -> "304 Not Modified: no body";
+        };
+    }
+
+    private URI traverseUri(Endpoints endpoints) {
+        return endpoints.http().resolve("/extension/" + format.pathSegment() + "/traverse?root="
+                + Http.enc(rootElementId));
+    }
+
+    @Override
+    public void prepare(Endpoints direct) throws IOException {
+        if (mode == Mode.CACHED) {
+            // An ordinary request (no Cache-Control) reads the store and keeps the response; reading it to its end
+            // means the server has stored it (it stores before it completes the response).
+            try (Http.Body body = Http.get(traverseUri(direct), format.mediaType())) {
+                body.drain();
+            }
+        } else if (mode == Mode.NOT_MODIFIED) {
+            try (Http.Body body = Http.get(traverseUri(direct), format.mediaType(), Http.BYPASS_CACHE)) {
+                body.drain();
+                etag = body.header("ETag");
+            }
+            if (etag == null) throw new IllegalStateException(name() + ": the export carries no ETag");
+        }
+    }
+
+    @Override
+    public Outcome run(Endpoints endpoints, boolean keepIds) throws IOException {
+        return switch (mode) {
+            case DECODE -> decoded(endpoints, keepIds, Http.BYPASS_CACHE);
+            case CACHED -> decoded(endpoints, keepIds);
+            case BYTES -> bytes(endpoints);
+            case NOT_MODIFIED -> notModified(endpoints);
+        };
+    }
+
+    private Outcome decoded(Endpoints endpoints, boolean keepIds, String... headers) throws IOException {
+        long start = System.nanoTime();
+        Http.Body body = endpoint == Endpoint.TRAVERSE
+                ? Http.get(traverseUri(endpoints), format.mediaType(), headers)
+                : Http.post(endpoints.http().resolve("/extension/" + format.pathSegment() + "/cypher"),
+                        format.mediaType(), "{\"query\":" + Http.jsonString(cypher) + ",\"params\":{\"root\":"
+                                + Http.jsonString(rootElementId) + "}}", headers);
+        Tally tally = decode(format, body, keepIds);
+        long nanos = System.nanoTime() - start;
+        String cache = body.header(CACHE_HEADER);
+        if (mode == Mode.CACHED && !"hit".equals(cache)) {
+            throw new IllegalStateException(name() + ": not served from the response cache (" + CACHE_HEADER + ": "
+                    + cache + ")");
+        }
+        if (mode == Mode.DECODE && cache != null) {
+            throw new IllegalStateException(name() + ": served from the response cache despite no-cache");
+        }
+        return new Outcome(body.count(), tally.nodes(), tally.relationships(), nanos, tally);
+    }
+
+    private Outcome bytes(Endpoints endpoints) throws IOException {
+        long start = System.nanoTime();
+        Http.Body body = Http.get(traverseUri(endpoints), format.mediaType(), Http.BYPASS_CACHE);
+        try (body) {
+            body.drain();
+        }
+        long nanos = System.nanoTime() - start;
+        if (body.header(CACHE_HEADER) != null) {
+            throw new IllegalStateException(name() + ": served from the response cache despite no-cache");
+        }
+        if (bodyBytes >= 0 && body.count() != bodyBytes) {
+            throw new IllegalStateException(name() + ": " + body.count() + " body bytes, " + bodyBytes + " before");
+        }
+        bodyBytes = body.count();
+        return new Outcome(body.count(), -1, -1, nanos, null);
+    }
+
+    private Outcome notModified(Endpoints endpoints) throws IOException {
+        long start = System.nanoTime();
+        Http.Body body = Http.getConditional(traverseUri(endpoints), format.mediaType(), "If-None-Match", etag);
+        long rest;
+        try (body) {
+            rest = body.drain();
+        }
+        long nanos = System.nanoTime() - start;
+        if (body.status() != 304 || rest != 0) {
+            throw new IllegalStateException(name() + ": status " + body.status() + " with " + rest
+                    + " body bytes, expected 304 and none");
+        }
+        return new Outcome(0, -1, -1, nanos, null);
+    }
+
+    /** Decodes a whole export stream, counting; closes {@code body}. */
+    static Tally decode(Format format, Http.Body body, boolean keepIds) throws IOException {
+        Tally tally = new Tally(keepIds);
+        try (RecordReader reader = RecordReader.open(format, body)) {
+            for (Record r; (r = reader.next()) != null; ) {
+                if (r instanceof Node n) {
+                    tally.node(n.id());
+                } else if (r instanceof Relationship rel) {
+                    tally.relationship(rel.id());
+                } else if (r instanceof ExportEnd end) {
+                    if (end.truncated()) throw new IllegalStateException("export truncated");
+                } else {
+                    throw new IllegalStateException("unexpected record in a graph export: " + r);
+                }
+            }
+            long rest = body.drain();
+            if (rest != 0) throw new IllegalStateException(rest + " bytes after the end record");
+        }
+        return tally;
+    }
+}

@@ -1,0 +1,182 @@
+package org.subgraphexport.bench;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.subgraphexport.bench.floor.WalkOnlyResource;
+import org.subgraphexport.demo.DemoGraph;
+import org.subgraphexport.encode.Encoders;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.GraphWriter;
+import org.subgraphexport.read.StoreState;
+import org.subgraphexport.read.SubgraphWalker;
+import org.subgraphexport.read.WalkSpec;
+import org.subgraphexport.read.Walkers;
+
+/**
+ * Single-threaded against parallel walk, in-process, no HTTP: the walk into a writer that encodes nothing, and the
+ * walk plus encoding (Kryo unless {@code modes} says otherwise) into a discarding stream. Variants run round-robin
+ * (one run of each per round) so that the noise of a shared machine hits them alike; prints every run and the medians.
+ *
+ * <pre>
+ * mvn -o -q -DbuildDir=target-par test-compile dependency:build-classpath -Dmdep.outputFile=target-par/cp.txt
+ * java -Xms4g -Xmx4g --add-opens=... -cp target-par/test-classes:target-par/classes:$(cat target-par/cp.txt) \
+ *   org.subgraphexport.bench.ParallelWalkProbe [dataDir] [objects] [runs] [warmups] [variants] [modes]
+ * </pre>
+ * {@code variants}: comma-separated {@code threads[/batchRecords[/minConcurrency]]}, default {@code 1,2} (batches of
+ * 512, and the production minimum concurrency 1.3 below which a walk goes on single-threaded; 0 never does).
+ * {@code modes}: comma-separated {@code walk} (no output) or {@code walk+FORMAT} with a format's path segment;
+ * default {@code walk,walk+kryo}. The demo graph is generated into {@code dataDir} (default {@code target-par/probe-db}) once
+ * and reused; page cache 1 GiB.
+ */
+public final class ParallelWalkProbe {
+    private ParallelWalkProbe() {}
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Path.of(args.length > 0 ? args[0] : "target-par/probe-db");
+        int objects = args.length > 1 ? Integer.parseInt(args[1]) : DemoGraph.FOUNDING_OBJECTS;
+        int runs = args.length > 2 ? Integer.parseInt(args[2]) : 9;
+        int warmups = args.length > 3 ? Integer.parseInt(args[3]) : 5;
+        String[] variants = (args.length > 4 ? args[4] : "1,2").split(",");
+        List<String> modes = List.of((args.length > 5 ? args[5] : "walk,walk+kryo").split(","));
+        for (String mode : modes) {
+            writer(mode);  // fails early on an unknown mode
+        }
+
+        DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(dir)
+                .setConfig(GraphDatabaseSettings.pagecache_memory, 1L << 30)
+                .build();
+        try {
+            GraphDatabaseService db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+            DemoGraph.Result graph = DemoGraph.read(db).orElse(null);
+            if (graph == null) {
+                System.out.printf("generating %,d Objects into %s%n", objects, dir);
+                DemoGraph.generate(db, objects, DemoGraph.DEFAULT_SEED, p -> {});
+                graph = DemoGraph.read(db).orElseThrow();
+            } else if (graph.objects() != objects) {
+                throw new IllegalStateException(dir + " holds " + graph.objects() + " Objects, not " + objects);
+            }
+            StoreState.Warmup warm = StoreState.warmUp(db);
+            System.out.printf("graph: %,d nodes, %,d relationships, %,d property values; page cache warmed: %,d bytes%n",
+                    graph.nodes(), graph.relationships(), graph.properties(), warm.bytes());
+            System.out.printf("machine: %d processors, %s %s, max heap %,d MiB%n", Runtime.getRuntime().availableProcessors(),
+                    System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"),
+                    Runtime.getRuntime().maxMemory() >> 20);
+            WalkSpec spec = new WalkSpec(WalkSpec.DEFAULT_EXPAND, WalkSpec.DEFAULT_ATTACH, Integer.MAX_VALUE, Long.MAX_VALUE);
+            String rootElementId = graph.rootElementId();
+
+            Map<String, long[]> nanos = new LinkedHashMap<>();
+            Map<String, long[]> processCpu = new LinkedHashMap<>();
+            Map<String, long[]> threadCpu = new LinkedHashMap<>();
+            Map<String, long[]> allocated = new LinkedHashMap<>();
+            List<Runnable> order = new ArrayList<>();
+            for (String mode : modes) {
+                for (String v : variants) {
+                    String[] parts = v.split("/");
+                    int threads = Integer.parseInt(parts[0]);
+                    int batch = parts.length > 1 ? Integer.parseInt(parts[1]) : 512;
+                    double minConcurrency = parts.length > 2 ? Double.parseDouble(parts[2]) : 1.3;
+                    String name = mode + " threads=" + v;
+                    long[] times = new long[runs];
+                    long[] cpu = new long[runs];
+                    long[] own = new long[runs];
+                    long[] alloc = new long[runs];
+                    nanos.put(name, times);
+                    processCpu.put(name, cpu);
+                    threadCpu.put(name, own);
+                    allocated.put(name, alloc);
+                    long expectNodes = graph.nodes();
+                    long expectRels = graph.relationships();
+                    int[] run = {-warmups};
+                    order.add(() -> {
+                        long cpu0 = OS.getProcessCpuTime();
+                        long own0 = THREADS.getCurrentThreadCpuTime();
+                        long alloc0 = THREADS.getCurrentThreadAllocatedBytes();
+                        long t = once(db, rootElementId, spec, threads, batch, minConcurrency, writer(mode), expectNodes,
+                                expectRels);
+                        if (run[0] >= 0) {
+                            times[run[0]] = t;
+                            cpu[run[0]] = OS.getProcessCpuTime() - cpu0;
+                            own[run[0]] = THREADS.getCurrentThreadCpuTime() - own0;
+                            alloc[run[0]] = THREADS.getCurrentThreadAllocatedBytes() - alloc0;
+                        }
+                        run[0]++;
+                    });
+                }
+            }
+            for (int round = 0; round < warmups + runs; round++) {
+                for (Runnable r : order) r.run();
+            }
+            System.out.println();
+            System.out.printf("%-28s %10s %10s %12s %12s %14s   wall per run (ms)%n", "variant", "median ms", "min ms",
+                    "process cpu", "walker cpu", "walker B/node");
+            for (Map.Entry<String, long[]> e : nanos.entrySet()) {
+                long[] sorted = e.getValue().clone();
+                Arrays.sort(sorted);
+                System.out.printf("%-28s %10.1f %10.1f %12.1f %12.1f %14.0f   %s%n", e.getKey(), median(sorted) / 1e6,
+                        sorted[0] / 1e6, median(processCpu.get(e.getKey())) / 1e6,
+                        median(threadCpu.get(e.getKey())) / 1e6, median(allocated.get(e.getKey())) / graph.nodes(),
+                        Arrays.stream(e.getValue()).mapToObj(t -> String.format("%.0f", t / 1e6)).toList());
+            }
+        } finally {
+            dbms.shutdown();
+        }
+    }
+
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** The writer a mode names: nothing, or a format's. */
+    private static Function<OutputStream, GraphWriter> writer(String mode) {
+        if (mode.equals("walk")) {
+            return out -> new WalkOnlyResource.DiscardingWriter();
+        }
+        Format format = mode.startsWith("walk+") ? Format.fromPathSegment(mode.substring("walk+".length())).orElse(null)
+                : null;
+        if (format == null) {
+            throw new IllegalArgumentException("mode " + mode
+                    + ": walk or walk+FORMAT (json, bson, kryo, kryo-lzf)");
+        }
+        return out -> Encoders.open(format, out);
+    }
+
+    private static double median(long[] values) {
+        long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
+    }
+
+    private static long once(GraphDatabaseService db, String rootElementId, WalkSpec spec, int threads, int batch,
+            double minConcurrency, Function<OutputStream, GraphWriter> writer, long expectNodes, long expectRels) {
+        try (Transaction tx = db.beginTx()) {
+            InternalTransaction itx = (InternalTransaction) tx;
+            long rootId = itx.elementIdMapper().nodeId(rootElementId);
+            GraphWriter out = writer.apply(OutputStream.nullOutputStream());
+            long start = System.nanoTime();
+            SubgraphWalker.Result result = Walkers.export(itx, rootId, spec, threads, batch, minConcurrency, out);
+            out.finish();
+            long t = System.nanoTime() - start;
+            if (result.nodes() != expectNodes || result.relationships() != expectRels) {
+                throw new IllegalStateException("walked " + result + ", expected " + expectNodes + "/" + expectRels);
+            }
+            return t;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

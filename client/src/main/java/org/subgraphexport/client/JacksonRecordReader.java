@@ -1,0 +1,760 @@
+package org.subgraphexport.client;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetTime;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.ValueSink.ArrayKind;
+import org.subgraphexport.wire.ValueSink.VectorKind;
+import org.subgraphexport.wire.Wire;
+import org.subgraphexport.wire.Wire.Json;
+
+/**
+ * Decodes the {@code json} and {@code bson} formats (see {@link Wire}) with one {@link JsonTokens} over the whole
+ * JSON array, or one {@link BsonTokens} over each BSON document in turn (each document read whole and checked by
+ * {@link BsonDocuments} first, so no declared length inside it can exceed the bytes that arrived). Both give tokens
+ * in the meaning of Jackson's {@link JsonParser} (JSON was read with Jackson's parser until {@link JsonTokens}
+ * replaced it, with the same results). Row values nest at most {@link Wire#MAX_NESTING} lists and maps deep; the
+ * JSON tokens' nesting limit and {@link BsonDocuments}' (BSON) stop anything deeper before it is parsed.
+ */
+final class JacksonRecordReader extends AbstractRecordReader {
+    /** JSON nesting the deepest valid row needs (lists and maps {@link Wire#MAX_NESTING} deep), with room. */
+    static final int MAX_JSON_DEPTH = 2 * Wire.MAX_NESTING + 16;
+
+    /** Longest JSON string value, in chars: the base64 of the longest byte array. */
+    static final int MAX_JSON_STRING = (Wire.MAX_LENGTH / 3 + 1) * 4;
+    private static final Map<String, ArrayKind> ARRAY_KINDS = new java.util.HashMap<>();
+
+    static {
+        for (ArrayKind k : ArrayKind.values()) {
+            ARRAY_KINDS.put(Json.arrayTag(k), k);
+        }
+    }
+
+    private final JsonTokens json;  // null for BSON
+    private final BsonDocuments bson;  // null for JSON
+    private final BsonTokens bsonTokens;  // null for JSON
+    private final RecordParts parts = new RecordParts();
+    /** Name of the field whose value is the current token (parsers forget it on START_OBJECT/ARRAY). */
+    private String field;
+
+    private JacksonRecordReader(Format format, Source source, JsonTokens json, BsonDocuments bson) {
+        super(format, source);
+        this.json = json;
+        this.bson = bson;
+        this.bsonTokens = bson == null ? null : new BsonTokens();
+    }
+
+    static JacksonRecordReader json(Source source) {
+        return new JacksonRecordReader(Format.JSON, source, new JsonTokens(source, MAX_JSON_DEPTH, MAX_JSON_STRING),
+                null);
+    }
+
+    static JacksonRecordReader bson(Source source) {
+        return new JacksonRecordReader(Format.BSON, source, null, new BsonDocuments(source));
+    }
+
+    // ---- records ------------------------------------------------------------------------------------------
+
+    @Override
+    ExportHeader readHeader() throws IOException {
+        if (bson == null && nextToken() != JsonToken.START_ARRAY) {
+            throw corrupt("a JSON export is an array, but it starts with " + currentToken());
+        }
+        if (!nextRecord()) {
+            throw truncated();
+        }
+        if (!Json.R_HEADER.equals(recordKind())) {
+            throw corrupt("the first record is not a header");
+        }
+        long version = -1;
+        String database = null;
+        String root = null;
+        while (nextField()) {
+            switch (field) {
+                case Json.VERSION -> version = integer(Long.MIN_VALUE, Long.MAX_VALUE);
+                case Json.DATABASE -> database = text();
+                case Json.ROOT -> root = text();
+                default -> skipChildren();
+            }
+        }
+        if (version != Wire.VERSION) {
+            throw version == -1 ? corrupt("header without version") : unsupportedVersion(version);
+        }
+        endRecord();
+        return new ExportHeader((int) version, required(database, Json.DATABASE), required(root, Json.ROOT));
+    }
+
+    @Override
+    Record readRecord() throws IOException {
+        if (!nextRecord()) {
+            throw truncated();
+        }
+        String kind = recordKind();
+        Record r;
+        switch (kind) {
+            case Json.R_NODE -> {
+                String id = null;
+                List<String> labels = null;
+                Map<String, Object> properties = null;
+                while (nextField()) {
+                    switch (field) {
+                        case Json.ID -> id = text();
+                        case Json.LABELS -> labels = labels();
+                        case Json.PROPERTIES -> properties = properties();
+                        default -> skipChildren();
+                    }
+                }
+                r = new Node(required(id, Json.ID), required(labels, Json.LABELS),
+                        required(properties, Json.PROPERTIES));
+            }
+            case Json.R_RELATIONSHIP -> {
+                String id = null, type = null, start = null, end = null;
+                Map<String, Object> properties = null;
+                while (nextField()) {
+                    switch (field) {
+                        case Json.ID -> id = text();
+                        case Json.TYPE -> type = text();
+                        case Json.START -> start = text();
+                        case Json.END -> end = text();
+                        case Json.PROPERTIES -> properties = properties();
+                        default -> skipChildren();
+                    }
+                }
+                r = new Relationship(required(id, Json.ID), required(type, Json.TYPE), required(start, Json.START),
+                        required(end, Json.END), required(properties, Json.PROPERTIES));
+            }
+            case Json.R_COLUMNS -> {
+                List<String> names = null;
+                while (nextField()) {
+                    if (Json.NAMES.equals(field)) {
+                        names = strings();
+                    } else {
+                        skipChildren();
+                    }
+                }
+                r = new Columns(required(names, Json.NAMES));
+            }
+            case Json.R_ROW -> {
+                List<Object> values = null;
+                while (nextField()) {
+                    if (Json.VALUES.equals(field)) {
+                        expect(JsonToken.START_ARRAY);
+                        values = new ArrayList<>();
+                        while (nextToken() != JsonToken.END_ARRAY) {
+                            values.add(rowValue(0));
+                        }
+                    } else {
+                        skipChildren();
+                    }
+                }
+                r = new Row(required(values, Json.VALUES));
+            }
+            case Json.R_END -> {
+                long nodes = -1, relationships = -1, rows = -1;
+                Boolean truncated = null;
+                while (nextField()) {
+                    switch (field) {
+                        case Json.NODES -> nodes = integer(0, Long.MAX_VALUE);
+                        case Json.RELATIONSHIPS -> relationships = integer(0, Long.MAX_VALUE);
+                        case Json.TRUNCATED -> truncated = bool();
+                        case Json.ROWS -> rows = integer(0, Long.MAX_VALUE);
+                        default -> skipChildren();
+                    }
+                }
+                if (nodes < 0 || relationships < 0) {
+                    throw corrupt("end record without counts");
+                }
+                if (rows < 0 && columnCount() >= 0) {
+                    throw corrupt("end record of a rows stream without '" + Json.ROWS + "'");
+                }
+                endRecord();
+                expectEnd();
+                return new ExportEnd(nodes, relationships, required(truncated, Json.TRUNCATED), Math.max(rows, 0));
+            }
+            case Json.R_ERROR -> {
+                String code = null, message = null;
+                while (nextField()) {
+                    switch (field) {
+                        case Json.CODE -> code = text();
+                        case Json.MESSAGE -> message = text();
+                        default -> skipChildren();
+                    }
+                }
+                endRecord();
+                expectEnd();
+                throw new ExportFailedException(required(code, Json.CODE), required(message, Json.MESSAGE));
+            }
+            case Json.R_HEADER -> throw corrupt("a second header record");
+            default -> throw corrupt("unknown record type '" + kind + "'");
+        }
+        endRecord();
+        return r;
+    }
+
+    /** Positions the parser on the START_OBJECT of the next record; false at the end of the records. */
+    private boolean nextRecord() throws IOException {
+        if (bson != null) {
+            byte[] document = bson.next();
+            if (document == null) {
+                return false;
+            }
+            bsonTokens.reset(document, bson.length());
+        }
+        JsonToken t = nextToken();
+        if (t == JsonToken.START_OBJECT) {
+            return true;
+        }
+        if (t == null || (bson == null && t == JsonToken.END_ARRAY)) {
+            return false;
+        }
+        throw corrupt("a record is an object, not " + t);
+    }
+
+    /** Reads the {@code record} field, which comes first. */
+    private String recordKind() throws IOException {
+        if (!nextField() || !Json.RECORD.equals(field)) {
+            throw corrupt("a record object starts with the field '" + Json.RECORD + "'");
+        }
+        return text();
+    }
+
+    /** After a record's END_OBJECT: a BSON document must be over. */
+    private void endRecord() throws IOException {
+        if (bson != null) {
+            JsonToken t = nextToken();
+            if (t != null) {
+                throw corrupt("a BSON document holds more than one record object");
+            }
+        }
+    }
+
+    /** After the closing record: the JSON array ends, then the input; BSON input ends. */
+    private void expectEnd() throws IOException {
+        if (bson != null) {
+            if (bson.next() != null) {
+                throw corrupt("documents after the closing record");
+            }
+        } else {
+            JsonToken t = nextToken();
+            if (t != JsonToken.END_ARRAY) {
+                throw t == null ? truncated() : corrupt("records after the closing record");
+            }
+            if (nextToken() != null) {
+                throw corrupt("content after the end of the array");
+            }
+        }
+    }
+
+    /** Advances to the next field name of the current object (true), or its END_OBJECT (false). */
+    private boolean nextField() throws IOException {
+        JsonToken t = nextToken();
+        if (t == JsonToken.FIELD_NAME) {
+            field = currentName();
+            nextToken();  // onto the value
+            return true;
+        }
+        if (t == JsonToken.END_OBJECT) {
+            return false;
+        }
+        throw t == null ? truncated() : corrupt("expected a field name, found " + t);
+    }
+
+    private <T> T required(T value, String field) throws CorruptStreamException {
+        if (value == null) {
+            throw corrupt("record without '" + field + "'");
+        }
+        return value;
+    }
+
+    private List<String> strings() throws IOException {
+        expect(JsonToken.START_ARRAY);
+        List<String> labels = new ArrayList<>(4);
+        while (nextToken() != JsonToken.END_ARRAY) {
+            labels.add(text());
+        }
+        return labels;
+    }
+
+    private List<String> labels() throws IOException {
+        expect(JsonToken.START_ARRAY);
+        parts.clearLabels();
+        while (nextToken() != JsonToken.END_ARRAY) {
+            parts.addLabel(text());
+        }
+        return parts.labels();
+    }
+
+    private PropertyMap properties() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        parts.clearProperties();
+        while (nextField()) {
+            parts.addProperty(field, value());
+        }
+        PropertyMap properties = parts.properties();
+        if (properties == null) {
+            throw corrupt("property '" + parts.duplicate() + "' twice in one record");
+        }
+        return properties;
+    }
+
+    // ---- values -------------------------------------------------------------------------------------------
+
+    /** The value at the current token. */
+    private Object value() throws IOException {
+        JsonToken t = currentToken();
+        if (t == null) {
+            throw truncated();
+        }
+        return switch (t) {
+            case VALUE_TRUE -> Boolean.TRUE;
+            case VALUE_FALSE -> Boolean.FALSE;
+            case VALUE_NUMBER_INT -> integer(Long.MIN_VALUE, Long.MAX_VALUE);
+            case VALUE_NUMBER_FLOAT -> getDoubleValue();
+            case VALUE_STRING -> getText();
+            case START_OBJECT -> tagged();
+            default -> throw corrupt("unexpected " + t + " as a value");
+        };
+    }
+
+    /**
+     * The row value at the current token, inside {@code depth} lists and maps: null, a plain array (a list), a
+     * {@code map}, {@code node}, {@code relationship} or {@code path} object, or a property value.
+     */
+    private Object rowValue(int depth) throws IOException {
+        JsonToken t = currentToken();
+        if (t == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (t == JsonToken.START_ARRAY) {
+            nest(depth);
+            List<Object> list = new ArrayList<>();
+            while (nextToken() != JsonToken.END_ARRAY) {
+                list.add(rowValue(depth + 1));
+            }
+            return Collections.unmodifiableList(list);
+        }
+        if (t != JsonToken.START_OBJECT) {
+            return value();
+        }
+        if (!nextField()) {
+            throw corrupt("empty object as a value");
+        }
+        String tag = field;
+        Object value;
+        switch (tag) {
+            case Json.MAP -> {
+                nest(depth);
+                expect(JsonToken.START_OBJECT);
+                Map<String, Object> map = new LinkedHashMap<>();
+                while (nextField()) {
+                    String key = field;
+                    if (map.containsKey(key)) {
+                        throw corrupt("map key '" + key + "' twice in one map");
+                    }
+                    map.put(key, rowValue(depth + 1));
+                }
+                value = Collections.unmodifiableMap(map);
+            }
+            case Json.NODE_REF -> value = new NodeRef(text());
+            case Json.RELATIONSHIP_REF -> value = new RelationshipRef(text());
+            case Json.PATH -> value = path();
+            default -> {
+                return tagged(tag);
+            }
+        }
+        if (nextToken() != JsonToken.END_OBJECT) {
+            throw corrupt("a tagged value has exactly one field, '" + tag + "' has company");
+        }
+        return value;
+    }
+
+    private Path path() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        List<String> nodes = null, relationships = null;
+        while (nextField()) {
+            switch (field) {
+                case Json.NODES -> nodes = strings();
+                case Json.RELATIONSHIPS -> relationships = strings();
+                default -> skipChildren();
+            }
+        }
+        required(nodes, Json.NODES);
+        required(relationships, Json.RELATIONSHIPS);
+        if (nodes.size() != relationships.size() + 1) {
+            throw corrupt("a path of " + nodes.size() + " nodes and " + relationships.size() + " relationships");
+        }
+        return new Path(nodes, relationships);
+    }
+
+    private Object tagged() throws IOException {
+        if (!nextField()) {
+            throw corrupt("empty object as a value");
+        }
+        return tagged(field);
+    }
+
+    /** The rest of a tagged value whose tag (the field name) has just been read. */
+    private Object tagged(String tag) throws IOException {
+        Object value = switch (tag) {
+            case Json.BYTE -> (byte) integer(Byte.MIN_VALUE, Byte.MAX_VALUE);
+            case Json.SHORT -> (short) integer(Short.MIN_VALUE, Short.MAX_VALUE);
+            case Json.INT -> (int) integer(Integer.MIN_VALUE, Integer.MAX_VALUE);
+            case Json.FLOAT -> floatPayload();
+            case Json.DOUBLE -> doublePayload();
+            case Json.CHAR -> charPayload();
+            case Json.BYTES -> binary();
+            case Json.VECTOR -> vector();
+            default -> {
+                ArrayKind kind = ARRAY_KINDS.get(tag);
+                yield kind != null ? array(kind) : element(elementKind(tag));
+            }
+        };
+        if (nextToken() != JsonToken.END_OBJECT) {
+            throw corrupt("a tagged value has exactly one field, '" + tag + "' has company");
+        }
+        return value;
+    }
+
+    private ArrayKind elementKind(String tag) throws CorruptStreamException {
+        return switch (tag) {
+            case Json.POINT -> ArrayKind.POINT;
+            case Json.DURATION -> ArrayKind.DURATION;
+            case Json.DATE -> ArrayKind.DATE;
+            case Json.LOCAL_TIME -> ArrayKind.LOCAL_TIME;
+            case Json.TIME -> ArrayKind.TIME;
+            case Json.LOCAL_DATE_TIME -> ArrayKind.LOCAL_DATE_TIME;
+            case Json.DATE_TIME -> ArrayKind.DATE_TIME;
+            case Json.UUID -> ArrayKind.UUID;
+            default -> throw corrupt("unknown value tag '" + tag + "'");
+        };
+    }
+
+    /** The payload of one element of {@code kind} at the current token (objects only, for Object[] arrays). */
+    private Object element(ArrayKind kind) throws IOException {
+        return switch (kind) {
+            case STRING -> text();
+            case POINT -> point();
+            case DURATION -> duration();
+            case DATE -> IsoTemporals.date(text());
+            case LOCAL_TIME -> IsoTemporals.localTime(text());
+            case TIME -> IsoTemporals.time(text());
+            case LOCAL_DATE_TIME -> IsoTemporals.localDateTime(text());
+            case DATE_TIME -> IsoTemporals.dateTime(text());
+            case UUID -> uuid();
+            default -> throw new IllegalStateException(kind + " is a primitive element");
+        };
+    }
+
+    private Object array(ArrayKind kind) throws IOException {
+        expect(JsonToken.START_ARRAY);
+        int n = Integer.MAX_VALUE;  // unknown up front: arrays grow as elements arrive
+        int i = 0;
+        switch (kind) {
+            case BOOLEAN -> {
+                boolean[] a = new boolean[8];
+                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = bool();
+                }
+                return Arrays.copyOf(a, i);
+            }
+            case SHORT -> {
+                short[] a = new short[8];
+                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = (short) integer(Short.MIN_VALUE, Short.MAX_VALUE);
+                }
+                return Arrays.copyOf(a, i);
+            }
+            case INT -> {
+                int[] a = new int[8];
+                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = (int) integer(Integer.MIN_VALUE, Integer.MAX_VALUE);
+                }
+                return Arrays.copyOf(a, i);
+            }
+            case LONG -> {
+                long[] a = new long[8];
+                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = integer(Long.MIN_VALUE, Long.MAX_VALUE);
+                }
+                return Arrays.copyOf(a, i);
+            }
+            case FLOAT -> {
+                float[] a = new float[8];
+                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = floatPayload();
+                }
+                return Arrays.copyOf(a, i);
+            }
+            case DOUBLE -> {
+                double[] a = new double[8];
+                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = doublePayload();
+                }
+                return Arrays.copyOf(a, i);
+            }
+            case CHAR -> {
+                char[] a = new char[8];
+                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = charPayload();
+                }
+                return Arrays.copyOf(a, i);
+            }
+            default -> {
+                Object[] a = switch (kind) {
+                    case STRING -> new String[8];
+                    case POINT -> new Point[8];
+                    case DURATION -> new Duration[8];
+                    case DATE -> new LocalDate[8];
+                    case LOCAL_TIME -> new LocalTime[8];
+                    case TIME -> new OffsetTime[8];
+                    case LOCAL_DATE_TIME -> new LocalDateTime[8];
+                    case DATE_TIME -> new ZonedDateTime[8];
+                    case UUID -> new UUID[8];
+                    default -> throw new IllegalStateException(kind.name());
+                };
+                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                    a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
+                    a[i] = element(kind);
+                }
+                return Arrays.copyOf(a, i);
+            }
+        }
+    }
+
+    private Vector vector() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        VectorKind kind = null;
+        Object values = null;
+        while (nextField()) {
+            switch (field) {
+                case Json.KIND -> {
+                    String name = text();
+                    try {
+                        kind = VectorKind.valueOf(name);
+                    } catch (IllegalArgumentException e) {
+                        throw corrupt("unknown vector kind '" + name + "'");
+                    }
+                }
+                case Json.VALUES -> {
+                    if (kind == null) {
+                        throw corrupt("vector values before its kind");
+                    }
+                    values = switch (kind) {
+                        case INT8 -> {
+                            short[] s = (short[]) array(ArrayKind.SHORT);
+                            byte[] b = new byte[s.length];
+                            for (int i = 0; i < s.length; i++) {
+                                if (s[i] != (byte) s[i]) {
+                                    throw corrupt("INT8 vector element " + s[i]);
+                                }
+                                b[i] = (byte) s[i];
+                            }
+                            yield b;
+                        }
+                        case INT16 -> array(ArrayKind.SHORT);
+                        case INT32 -> array(ArrayKind.INT);
+                        case INT64 -> array(ArrayKind.LONG);
+                        case FLOAT32 -> array(ArrayKind.FLOAT);
+                        case FLOAT64 -> array(ArrayKind.DOUBLE);
+                    };
+                }
+                default -> skipChildren();
+            }
+        }
+        return new Vector(required(kind, Json.KIND), required(values, Json.VALUES));
+    }
+
+    private Point point() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        Integer srid = null;
+        double[] coordinates = null;
+        while (nextField()) {
+            switch (field) {
+                case Json.SRID -> srid = (int) integer(Integer.MIN_VALUE, Integer.MAX_VALUE);
+                case Json.COORDINATES -> coordinates = (double[]) array(ArrayKind.DOUBLE);
+                default -> skipChildren();
+            }
+        }
+        if (coordinates != null && coordinates.length != 2 && coordinates.length != 3) {
+            throw corrupt("a point has 2 or 3 coordinates, not " + coordinates.length);
+        }
+        return new Point(required(srid, Json.SRID), required(coordinates, Json.COORDINATES));
+    }
+
+    private Duration duration() throws IOException {
+        long[] parts = (long[]) array(ArrayKind.LONG);
+        if (parts.length != 4 || parts[3] != (int) parts[3]) {
+            throw corrupt("a duration is [months, days, seconds, nanos], not " + Arrays.toString(parts));
+        }
+        return new Duration(parts[0], parts[1], parts[2], (int) parts[3]);
+    }
+
+    private UUID uuid() throws IOException {
+        String s = text();
+        if (s.length() != 36) {
+            throw corrupt("malformed UUID '" + s + "'");
+        }
+        return UUID.fromString(s);
+    }
+
+    private byte[] binary() throws IOException {
+        JsonToken t = currentToken();
+        if (t == JsonToken.VALUE_EMBEDDED_OBJECT && getEmbeddedObject() instanceof byte[] b) {
+            return b;  // BSON binary
+        }
+        if (t == JsonToken.VALUE_STRING) {
+            return getBinaryValue();  // JSON base64
+        }
+        throw corrupt("bytes payload is " + t);
+    }
+
+    private float floatPayload() throws IOException {
+        JsonToken t = currentToken();
+        if (t == JsonToken.VALUE_NUMBER_FLOAT || t == JsonToken.VALUE_NUMBER_INT) {
+            return getFloatValue();
+        }
+        return (float) nonFinite(t);
+    }
+
+    private double doublePayload() throws IOException {
+        JsonToken t = currentToken();
+        if (t == JsonToken.VALUE_NUMBER_FLOAT || t == JsonToken.VALUE_NUMBER_INT) {
+            return getDoubleValue();
+        }
+        return nonFinite(t);
+    }
+
+    private double nonFinite(JsonToken t) throws IOException {
+        if (t != JsonToken.VALUE_STRING) {
+            throw corrupt("expected a number, found " + t);
+        }
+        return switch (getText()) {
+            case Json.NAN -> Double.NaN;
+            case Json.INFINITY -> Double.POSITIVE_INFINITY;
+            case Json.NEGATIVE_INFINITY -> Double.NEGATIVE_INFINITY;
+            default -> throw corrupt("expected a number, found '" + getText() + "'");
+        };
+    }
+
+    private char charPayload() throws IOException {
+        String s = text();
+        if (s.length() != 1) {
+            throw corrupt("a char payload is one character, not '" + s + "'");
+        }
+        return s.charAt(0);
+    }
+
+    private long integer(long min, long max) throws IOException {
+        if (currentToken() != JsonToken.VALUE_NUMBER_INT) {
+            throw corrupt("expected an integer, found " + currentToken());
+        }
+        JsonParser.NumberType type = getNumberType();
+        if (type != JsonParser.NumberType.INT && type != JsonParser.NumberType.LONG) {
+            throw corrupt("integer " + getText() + " outside the long range");
+        }
+        long v = getLongValue();
+        if (v < min || v > max) {
+            throw corrupt("integer " + v + " outside " + min + ".." + max);
+        }
+        return v;
+    }
+
+    private boolean bool() throws IOException {
+        JsonToken t = currentToken();
+        if (t == JsonToken.VALUE_TRUE || t == JsonToken.VALUE_FALSE) {
+            return t == JsonToken.VALUE_TRUE;
+        }
+        throw corrupt("expected a boolean, found " + t);
+    }
+
+    private String text() throws IOException {
+        if (currentToken() != JsonToken.VALUE_STRING) {
+            throw corrupt("expected a string, found " + currentToken());
+        }
+        return getText();
+    }
+
+    private void expect(JsonToken expected) throws IOException {
+        if (currentToken() != expected) {
+            throw corrupt("expected " + expected + ", found " + currentToken());
+        }
+    }
+
+    // ---- the parser ---------------------------------------------------------------------------------------
+    // JsonTokens for JSON, BsonTokens for BSON, in Jackson's JsonParser's meaning. A branch here rather than an
+    // interface with two implementations (when JSON was read with Jackson's JsonParser, a wrapper object in between
+    // cost it 2-3%).
+
+    /** The next token, or null at the end of the input. */
+    private JsonToken nextToken() throws IOException {
+        return json != null ? json.nextToken() : bsonTokens.nextToken();
+    }
+
+    private JsonToken currentToken() {
+        return json != null ? json.currentToken() : bsonTokens.currentToken();
+    }
+
+    /** The field name, on a FIELD_NAME token. */
+    private String currentName() throws IOException {
+        return json != null ? json.currentName() : bsonTokens.currentName();
+    }
+
+    /** On START_OBJECT or START_ARRAY: moves to the matching end token; else nothing. */
+    private void skipChildren() throws IOException {
+        if (json != null) {
+            json.skipChildren();
+        } else {
+            bsonTokens.skipChildren();
+        }
+    }
+
+    private String getText() throws IOException {
+        return json != null ? json.getText() : bsonTokens.getText();
+    }
+
+    private JsonParser.NumberType getNumberType() throws IOException {
+        return json != null ? json.getNumberType() : bsonTokens.getNumberType();
+    }
+
+    private long getLongValue() throws IOException {
+        return json != null ? json.getLongValue() : bsonTokens.getLongValue();
+    }
+
+    private double getDoubleValue() throws IOException {
+        return json != null ? json.getDoubleValue() : bsonTokens.getDoubleValue();
+    }
+
+    private float getFloatValue() throws IOException {
+        return json != null ? json.getFloatValue() : bsonTokens.getFloatValue();
+    }
+
+    /** BSON binary: its bytes, on a VALUE_EMBEDDED_OBJECT token. */
+    private Object getEmbeddedObject() throws IOException {
+        return json != null ? json.getEmbeddedObject() : bsonTokens.getEmbeddedObject();
+    }
+
+    /** JSON: the base64 bytes of a VALUE_STRING; BSON: the bytes of a binary. */
+    private byte[] getBinaryValue() throws IOException {
+        return json != null ? json.getBinaryValue() : bsonTokens.getBinaryValue();
+    }
+}

@@ -1,0 +1,81 @@
+package org.subgraphexport.client;
+
+import com.ning.compress.lzf.LZFInputStream;
+import com.ning.compress.lzf.util.ChunkDecoderFactory;
+import java.io.IOException;
+import java.io.InputStream;
+import org.subgraphexport.wire.Format;
+
+/**
+ * Reads an export stream record by record, in any of the four formats, without holding more than one record.
+ *
+ * <pre>{@code
+ * try (RecordReader reader = RecordReader.open(Format.KRYO_LZF, response.body())) {
+ *     for (Record r; (r = reader.next()) != null; ) {
+ *         switch (r) {
+ *             case Node n -> ...
+ *             case Relationship rel -> ...
+ *             case Columns c -> ...       // rows streams: right after the header
+ *             case Row row -> ...         // rows streams
+ *             case ExportEnd end -> ...
+ *             case ExportHeader h -> throw new AssertionError("header() has it");
+ *         }
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Property values decode to: Boolean, Byte, Short, Integer, Long, Float, Double, Character, String, byte[],
+ * LocalDate, LocalTime, OffsetTime, LocalDateTime, ZonedDateTime, {@link Duration}, {@link Point},
+ * java.util.UUID, {@link Vector}; arrays to boolean[], short[], int[], long[], float[], double[], char[],
+ * String[], Point[], LocalDate[], LocalTime[], OffsetTime[], LocalDateTime[], ZonedDateTime[], Duration[],
+ * UUID[]. Every format round-trips every type exactly (JSON and BSON carry type tags for what plain JSON lacks);
+ * one exception: in JSON and BSON a {@code char} that is a lone surrogate becomes {@code '?'}.
+ *
+ * <p>Row values ({@link Row}) are any of those, or null, {@code List<Object>} (unmodifiable, stream order),
+ * {@code Map<String, Object>} (unmodifiable, insertion-ordered: stream order), {@link NodeRef},
+ * {@link RelationshipRef} or {@link Path}, nested at most {@link org.subgraphexport.wire.Wire#MAX_NESTING} lists
+ * and maps deep. The reader checks that columns come right after the header and each row has one value per
+ * column; {@link Subgraph#read} also checks that references resolve to earlier records. Lists and maps are read
+ * recursively: the deepest allowed rows need about 50 KB of thread stack (the JVM's default is 1 MB); with less,
+ * such a row fails with {@link CorruptStreamException}, never a {@code StackOverflowError}.
+ *
+ * <p>Errors: the server's error record raises {@link ExportFailedException} after the records before it were
+ * returned: every complete record the server wrote (a record it was writing when it failed is not in the stream at
+ * all). Bytes that are not a valid stream (truncated, garbage, lengths beyond limits) raise
+ * {@link CorruptStreamException}; an {@code IOException} of the input stream itself passes unchanged. After an
+ * exception, {@code next()} throws it again. Not thread-safe.
+ */
+public interface RecordReader extends AutoCloseable {
+    /** The stream's header record, read when the reader was opened. */
+    ExportHeader header();
+
+    /**
+     * The next record (columns, node, relationship, row), then the {@link ExportEnd} record, then null forever.
+     *
+     * @throws ExportFailedException  if the stream ends with the server's error record
+     * @throws CorruptStreamException if the bytes are not a valid stream, including one that ends without a
+     *                                closing record
+     */
+    Record next() throws IOException;
+
+    /** Closes the input stream. */
+    @Override
+    void close() throws IOException;
+
+    /**
+     * Opens a reader over {@code in} and reads the header. The reader owns {@code in} and closes it on
+     * {@link #close} (or here, if the header cannot be read). Buffers internally: {@code in} need not be buffered.
+     */
+    static RecordReader open(Format format, InputStream in) throws IOException {
+        Source source = new Source(in);
+        AbstractRecordReader reader = switch (format) {
+            case JSON -> JacksonRecordReader.json(source);
+            case BSON -> JacksonRecordReader.bson(source);
+            case KRYO -> new KryoRecordReader(format, source, source);
+            case KRYO_LZF -> new KryoRecordReader(format, source,
+                    new LZFInputStream(ChunkDecoderFactory.safeInstance(), source));
+        };
+        reader.start();
+        return reader;
+    }
+}

@@ -1,0 +1,57 @@
+package org.subgraphexport.client;
+
+import org.subgraphexport.encode.Encoders;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.subgraphexport.encode.FixtureStream;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.GraphWriter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The closing error record: the records before it are returned, then ExportFailedException. */
+class ErrorRecordTest {
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void errorRecordRaisesExportFailedAfterThePrecedingRecords(Format format) throws IOException {
+        FixtureStream fixture = FixtureStream.small();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = Encoders.open(format, out);
+        fixture.write(w, fixture.tokens());
+        w.error("Neo.ClientError.Foo", "boom");
+        w.finish();
+
+        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(out.toByteArray()))) {
+            assertEquals(fixture.expected().header(), reader.header());
+            assertInstanceOf(Node.class, reader.next());
+            assertInstanceOf(Node.class, reader.next());
+            Relationship r = assertInstanceOf(Relationship.class, reader.next());
+            assertEquals(fixture.expected().relationships().values().iterator().next(), r);
+            ExportFailedException e = assertThrows(ExportFailedException.class, reader::next);
+            assertEquals("Neo.ClientError.Foo", e.code());
+            assertEquals("boom", e.getMessage());
+            assertSame(e, assertThrows(ExportFailedException.class, reader::next), "thrown again");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void endRecordCountsAreChecked(Format format) throws IOException {
+        FixtureStream fixture = FixtureStream.small();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = Encoders.open(format, out);
+        fixture.write(w, fixture.tokens());
+        w.end(5, 1, false);
+        w.finish();
+        CorruptStreamException e = assertThrows(CorruptStreamException.class,
+                () -> Streams.decode(format, out.toByteArray()));
+        assertTrue(e.getMessage().contains("5 nodes"), e.getMessage());
+    }
+}

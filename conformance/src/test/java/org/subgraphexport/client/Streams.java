@@ -1,0 +1,109 @@
+package org.subgraphexport.client;
+
+import java.io.ByteArrayInputStream;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.subgraphexport.wire.Format;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Test helpers: decoding byte arrays, slow input streams, deep comparison of subgraphs. */
+final class Streams {
+    private Streams() {}
+
+    static Subgraph decode(Format format, byte[] bytes) throws IOException {
+        return decode(format, new ByteArrayInputStream(bytes));
+    }
+
+    static Subgraph decode(Format format, InputStream in) throws IOException {
+        try (RecordReader reader = RecordReader.open(format, in)) {
+            Subgraph s = Subgraph.read(reader);
+            assertEquals(null, reader.next(), "null after the end record");
+            assertEquals(null, reader.next(), "null forever");
+            return s;
+        }
+    }
+
+    /** Returns at most one byte per read call. */
+    static InputStream tiny(byte[] bytes) {
+        return new FilterInputStream(new ByteArrayInputStream(bytes)) {
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                return super.read(b, off, Math.min(len, 1));
+            }
+        };
+    }
+
+    /** Asserts equality record by record, value by value: classes, array contents, property order. */
+    static void assertSubgraph(Subgraph expected, Subgraph actual) {
+        assertEquals(expected.header(), actual.header());
+        assertEquals(List.copyOf(expected.nodes().keySet()), List.copyOf(actual.nodes().keySet()), "node order");
+        assertEquals(List.copyOf(expected.relationships().keySet()), List.copyOf(actual.relationships().keySet()));
+        for (Node e : expected.nodes().values()) {
+            Node a = actual.nodes().get(e.id());
+            assertEquals(e.labels(), a.labels(), e.id());
+            assertProperties(e.id(), e.properties(), a.properties());
+            assertEquals(e, a);
+            assertEquals(e.hashCode(), a.hashCode());
+        }
+        for (Relationship e : expected.relationships().values()) {
+            Relationship a = actual.relationships().get(e.id());
+            assertEquals(e.type(), a.type());
+            assertEquals(e.start(), a.start());
+            assertEquals(e.end(), a.end());
+            assertProperties(e.id(), e.properties(), a.properties());
+            assertEquals(e, a);
+        }
+        assertEquals(expected.end(), actual.end());
+        assertEquals(expected.columns(), actual.columns(), "columns");
+        assertEquals(expected.rows().size(), actual.rows().size(), "rows");
+        for (int i = 0; i < expected.rows().size(); i++) {
+            assertRowValue("row " + i, expected.rows().get(i).values(), actual.rows().get(i).values());
+        }
+        assertEquals(expected, actual);
+        assertEquals(expected.hashCode(), actual.hashCode());
+    }
+
+    /** Row values: null, classes, list order, map key order, arrays by content, all the way down. */
+    static void assertRowValue(String where, Object expected, Object actual) {
+        if (expected == null) {
+            assertEquals(null, actual, where);
+        } else if (expected instanceof List<?> e) {
+            List<?> a = assertInstanceOf(List.class, actual, where);
+            assertEquals(e.size(), a.size(), where + ": size");
+            for (int i = 0; i < e.size(); i++) {
+                assertRowValue(where + "[" + i + "]", e.get(i), a.get(i));
+            }
+        } else if (expected instanceof Map<?, ?> e) {
+            Map<?, ?> a = assertInstanceOf(Map.class, actual, where);
+            assertEquals(List.copyOf(e.keySet()), List.copyOf(a.keySet()), where + ": keys in order");
+            for (Map.Entry<?, ?> entry : e.entrySet()) {
+                assertRowValue(where + "." + entry.getKey(), entry.getValue(), a.get(entry.getKey()));
+            }
+        } else {
+            assertEquals(expected.getClass(), actual == null ? null : actual.getClass(), where);
+            assertTrue(Objects.deepEquals(expected, actual), () -> where + ": expected "
+                    + Arrays.deepToString(new Object[] {expected}) + " but was "
+                    + Arrays.deepToString(new Object[] {actual}));
+        }
+    }
+
+    static void assertProperties(String id, Map<String, Object> expected, Map<String, Object> actual) {
+        assertEquals(List.copyOf(expected.keySet()), List.copyOf(actual.keySet()), id + ": property order");
+        for (Map.Entry<String, Object> e : expected.entrySet()) {
+            Object a = actual.get(e.getKey());
+            String where = id + "." + e.getKey();
+            assertEquals(e.getValue().getClass(), a.getClass(), where);
+            assertTrue(Objects.deepEquals(e.getValue(), a), () -> where + ": expected "
+                    + Arrays.deepToString(new Object[] {e.getValue()}) + " but was "
+                    + Arrays.deepToString(new Object[] {a}));
+        }
+    }
+}

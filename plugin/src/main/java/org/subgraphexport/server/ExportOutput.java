@@ -1,0 +1,232 @@
+package org.subgraphexport.server;
+
+import org.subgraphexport.encode.Encoders;
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import javax.ws.rs.core.StreamingOutput;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.kernel.api.exceptions.Status;
+import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.neo4j.logging.Log;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.GraphWriter;
+import org.subgraphexport.wire.Header;
+import org.subgraphexport.wire.TokenNames;
+
+/**
+ * The streaming half of every export endpoint: opens the read transaction, the writer and the body inside
+ * {@link #write}, and decides how the stream ends.
+ * <ul>
+ *   <li>Success: the body writes its end record; the writer is finished; the transaction closes (read only,
+ *       nothing to commit).</li>
+ *   <li>A failure while reading or encoding: an error record with the Neo4j status code when there is one,
+ *       then the writer is finished, so the client sees a well-formed stream that says what went wrong.</li>
+ *   <li>The client went away (a write to the servlet stream failed): nothing more can be written; the
+ *       transaction is terminated so the read stops and its resources are released, and the exception is
+ *       rethrown for the container.</li>
+ * </ul>
+ */
+final class ExportOutput implements StreamingOutput {
+    /** The export itself, run inside the transaction; must write the end record on success. */
+    @FunctionalInterface
+    interface Body {
+        void run(InternalTransaction tx, GraphWriter out) throws Exception;
+    }
+
+    static final String FAILED = "Export.Failed";
+
+    /** Opens (or hands over) the export's transaction; it is closed at the end of {@link #write}. */
+    @FunctionalInterface
+    interface TransactionSource {
+        Transaction open();
+    }
+
+    /** Receives the complete encoded response of a successful export of at most {@code maxBytes}. */
+    record Capture(long maxBytes, java.util.function.Consumer<byte[]> complete) {}
+
+    private final TransactionSource transactions;
+    private final Format format;
+    private final Body body;
+    private final Log log;
+    private Capture capture;
+
+    ExportOutput(GraphDatabaseService db, Format format, Body body, Log log) {
+        this(db::beginTx, format, body, log);
+    }
+
+    ExportOutput(TransactionSource transactions, Format format, Body body, Log log) {
+        this.transactions = transactions;
+        this.format = format;
+        this.body = body;
+        this.log = log;
+    }
+
+    /** Also keeps a copy of the response, handed to {@code capture} if the export succeeds and fits. */
+    ExportOutput capturing(Capture capture) {
+        this.capture = capture;
+        return this;
+    }
+
+    @Override
+    public void write(OutputStream servletStream) throws IOException {
+        ClientStream client = new ClientStream(servletStream);
+        CopyStream copy = capture == null ? null : new CopyStream(client, capture.maxBytes());
+        GraphWriter out = Encoders.open(format, copy == null ? client : copy);
+        Transaction tx = null;
+        try {
+            tx = transactions.open();
+            body.run((InternalTransaction) tx, out);
+            out.finish();
+            if (copy != null && !copy.overflowed) {
+                capture.complete().accept(copy.copy.toByteArray());
+            }
+        } catch (Throwable failure) {
+            if (client.failed != null) {
+                if (tx != null) tx.terminate();
+                log.info("export to %s client ended early: %s", format.pathSegment(), client.failed.getMessage());
+                throw client.failed;
+            }
+            log.warn("export failed after streaming started: " + failure, failure);
+            try {
+                writeError(out, tx, failure);
+                out.finish();
+            } catch (IOException e) {
+                if (tx != null) tx.terminate();
+                throw client.failed != null ? client.failed : e;
+            }
+        } finally {
+            out.abort(); // after finish() a no-op; otherwise releases buffers and any compressor thread
+            if (tx != null) tx.close();
+        }
+    }
+
+    /** The error record; if the failure came before the header (no transaction, say), a bare header first. */
+    private static void writeError(GraphWriter out, Transaction tx, Throwable failure) throws IOException {
+        try {
+            out.error(code(failure), message(failure));
+        } catch (IllegalStateException noHeaderYet) {
+            String database = tx instanceof InternalTransaction itx ? itx.getDatabaseName() : "";
+            out.header(new Header(database, "", "", ""), NO_TOKENS);
+            out.error(code(failure), message(failure));
+        }
+    }
+
+    private static final TokenNames NO_TOKENS = new TokenNames() {
+        @Override
+        public String label(int id) {
+            throw new IllegalStateException("no tokens in an error-only stream");
+        }
+
+        @Override
+        public String relationshipType(int id) {
+            return label(id);
+        }
+
+        @Override
+        public String propertyKey(int id) {
+            return label(id);
+        }
+    };
+
+    static String code(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof Status.HasStatus s) {
+                return s.status().code().serialize();
+            }
+        }
+        return FAILED;
+    }
+
+    static String message(Throwable t) {
+        String m = t.getMessage();
+        return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
+    }
+
+    /** Passes everything on and keeps a copy of the first {@code max} bytes. */
+    private static final class CopyStream extends FilterOutputStream {
+        final java.io.ByteArrayOutputStream copy = new java.io.ByteArrayOutputStream(1 << 16);
+        final long max;
+        boolean overflowed;
+
+        CopyStream(OutputStream out, long max) {
+            super(out);
+            this.max = max;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            out.write(b);
+            keep(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+            keep(b, off, len);
+        }
+
+        private void keep(byte[] b, int off, int len) {
+            if (overflowed) return;
+            if (copy.size() + (long) len > max) {
+                overflowed = true;
+                copy.reset();
+                return;
+            }
+            copy.write(b, off, len);
+        }
+
+        @Override
+        public void close() {
+            // The container owns and closes the servlet stream.
+        }
+    }
+
+    /** Remembers the first failure of the servlet stream: after it the client is gone. */
+    private static final class ClientStream extends FilterOutputStream {
+        /** Set by whichever thread writes to the client (the LZF compressor writes from its own). */
+        volatile IOException failed;
+
+        ClientStream(OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            try {
+                out.write(b);
+            } catch (IOException e) {
+                throw fail(e);
+            }
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            try {
+                out.write(b, off, len);
+            } catch (IOException e) {
+                throw fail(e);
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            try {
+                out.flush();
+            } catch (IOException e) {
+                throw fail(e);
+            }
+        }
+
+        @Override
+        public void close() {
+            // The container owns and closes the servlet stream.
+        }
+
+        private IOException fail(IOException e) {
+            if (failed == null) failed = e;
+            return e;
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package org.subgraphexport.server;
+
+import java.util.Set;
+import javax.servlet.http.HttpServletRequest;
+import javax.ws.rs.GET;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.EntityTag;
+import javax.ws.rs.core.Request;
+import javax.ws.rs.core.StreamingOutput;
+import javax.ws.rs.core.Response;
+import javax.ws.rs.core.UriInfo;
+import org.neo4j.configuration.Config;
+import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.logging.Log;
+import org.neo4j.logging.LogProvider;
+import org.subgraphexport.config.ExportSettings;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.read.StoreState;
+import org.subgraphexport.read.RelationshipFilter;
+import org.subgraphexport.read.TraverseExport;
+import org.subgraphexport.read.WalkSpec;
+
+/**
+ * {@code GET /{format}/traverse}: the subgraph under a root node. Parameters: {@code root} (element id) or
+ * {@code label}+{@code key}+{@code value}; {@code expand} (default {@code CHILDREN>}); {@code attach}
+ * (default {@code PROPERTY>}, empty disables); {@code maxDepth}; {@code limit}; {@code db}; {@code timeout}. Everything that
+ * can be checked is checked here, before the first byte; see README for each error.
+ *
+ * <p>Every response carries an ETag covering the database, its last committed transaction, the caller and the
+ * normalized request; {@code If-None-Match} with it answers 304 without reading the graph. With
+ * {@code server.subgraph_export.response_cache_size} set, complete responses are kept and a repeat is served
+ * from memory while the database has had no commit. The request header {@code Cache-Control: no-cache} skips the
+ * lookup (the store is read; the fresh response replaces the kept one), {@code no-store} skips keeping the
+ * response (no copy is made while it streams); both together leave the cache untouched.
+ */
+@Path("/{format}/traverse")
+public final class TraverseResource {
+    static final Set<String> PARAMETERS =
+            Set.of("root", "label", "key", "value", "expand", "attach", "maxDepth", "limit", "db", "timeout");
+
+    private final DatabaseManagementService dbms;
+    private final Databases databases;
+    private final Config config;
+    private final Log log;
+
+    public TraverseResource(
+            @Context DatabaseManagementService dbms, @Context Config config, @Context LogProvider logs) {
+        this.dbms = dbms;
+        this.databases = new Databases(dbms, config);
+        this.config = config;
+        this.log = logs.getLog(TraverseResource.class);
+    }
+
+    @GET
+    public Response traverse(@PathParam("format") String formatName, @Context UriInfo uri,
+            @Context HttpServletRequest httpRequest, @Context Request request) {
+        Format format = Formats.require(formatName);
+        RequestParameters params = new RequestParameters(uri, PARAMETERS);
+        ExportLimits limits = ExportLimits.of(config, params);
+        WalkSpec spec = walkSpec(params, limits);
+        Caller caller = Caller.of(httpRequest);
+        GraphDatabaseService db = databases.require(params.get("db"));
+        long root = RootLookup.resolve(caller, db, params);
+
+        String version = StoreState.version(db);
+        EntityTag tag = ETags.of(version, caller.user(), format.pathSegment(), "traverse", Long.toString(root),
+                spec.expand().toString(), spec.attach().toString(), Integer.toString(spec.maxDepth()),
+                Long.toString(spec.limit()), Boolean.toString(spec.reportDepthCut()));
+        Response.ResponseBuilder notModified = request.evaluatePreconditions(tag);
+        if (notModified != null) {
+            return notModified.tag(tag).cacheControl(ETags.REVALIDATE).build();
+        }
+        long cacheSize = config.get(ExportSettings.RESPONSE_CACHE_SIZE);
+        ResponseCache cache = ResponseCache.of(dbms, cacheSize);
+        ResponseCache.Directives directives = ResponseCache.Directives.of(httpRequest);
+        byte[] cached = directives.noCache() ? null : cache.get(tag.getValue());
+        if (cached != null) {
+            return Response.ok((StreamingOutput) stream -> stream.write(cached), format.mediaType())
+                    .tag(tag).cacheControl(ETags.REVALIDATE).header(ETags.CACHE_HEADER, "hit").build();
+        }
+        ExportOutput output = new ExportOutput(() -> caller.begin(db, limits.timeoutMillis()), format,
+                (tx, out) -> TraverseExport.run(tx, root, spec, config.get(ExportSettings.READ_THREADS), out), log);
+        if (cacheSize > 0 && !directives.noStore()) {
+            output.capturing(new ExportOutput.Capture(cacheSize, bytes -> cache.put(tag.getValue(), version, bytes)));
+        }
+        return Response.ok(output, format.mediaType()).tag(tag).cacheControl(ETags.REVALIDATE).build();
+    }
+
+    static WalkSpec walkSpec(RequestParameters params, ExportLimits limits) {
+        RelationshipFilter expand = filter(params, "expand", WalkSpec.DEFAULT_EXPAND);
+        RelationshipFilter attach = filter(params, "attach", WalkSpec.DEFAULT_ATTACH);
+        try {
+            return new WalkSpec(expand, attach, limits.maxDepth(), limits.maxNodes(), limits.depthIsCap());
+        } catch (IllegalArgumentException e) {
+            throw ApiError.badParameter(e.getMessage());
+        }
+    }
+
+    private static RelationshipFilter filter(RequestParameters params, String name, RelationshipFilter fallback) {
+        if (!params.has(name)) {
+            return fallback;
+        }
+        try {
+            return RelationshipFilter.parse(params.get(name));
+        } catch (IllegalArgumentException e) {
+            throw ApiError.badParameter(name + ": " + e.getMessage());
+        }
+    }
+}

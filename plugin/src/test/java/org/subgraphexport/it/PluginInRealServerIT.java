@@ -1,0 +1,261 @@
+package org.subgraphexport.it;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.neo4j.driver.AuthTokens;
+import org.neo4j.driver.Driver;
+import org.neo4j.driver.Record;
+import org.neo4j.graphdb.config.Setting;
+import org.subgraphexport.client.Duration;
+import org.subgraphexport.client.Node;
+import org.subgraphexport.client.Point;
+import org.subgraphexport.client.Relationship;
+import org.subgraphexport.client.Subgraph;
+import org.subgraphexport.wire.Format;
+
+/**
+ * The packaged plugin jar in a real Neo4j Community server (see {@link RealNeo4jServer}), authentication off:
+ * every format of the traverse endpoint decoded by the client jar, the server's own Query API and Bolt still
+ * working with the plugin on the classpath, and docker/smoke.sh and docker/healthcheck.sh against it.
+ *
+ * <p>The fixture is loaded through the Query API; element ids come back from it too, so nothing here depends on
+ * how the server numbers entities.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PluginInRealServerIT {
+    /**
+     * Under root (Object id 1): root -CHILDREN-> a, b; a, b -CHILDREN-> c (two paths); c -CHILDREN-> root (a
+     * cycle); a -PROPERTY-> s1; c -PROPERTY-> seq -PROPERTY{index}-> s2, s3. Outside: outside -CHILDREN-> a.
+     * Every node has a unique name; relationships are named start>end.
+     */
+    static final String FIXTURE = """
+            CREATE (root:Object:Root {id: 1, name: 'root', flag: true, count: 42, ratio: -0.25,
+                    greeting: 'héllo wörld ✓ 😀', tags: ['a', '', 'ü😀'], weights: [1.5, -2.0], ids: [1, 2, 3],
+                    born: date('2020-02-29'), at: datetime('2021-06-01T12:30:00.000000123[Europe/Berlin]'),
+                    span: duration({months: 14, days: -3, seconds: 5, nanoseconds: 7}),
+                    location: point({x: 1.5, y: -2.0}), geo: point({longitude: 12.5, latitude: 56.1})})
+            CREATE (a:Object {id: 2, name: 'a'}), (b:Object {id: 3, name: 'b'}), (c:Object {id: 4, name: 'c'}),
+                   (outside:Object {id: 99, name: 'outside'}),
+                   (s1:Structure {name: 's1', unit: 'mm', value: 1.5}),
+                   (seq:Sequence {name: 'seq'}), (s2:Structure {name: 's2', v: 0}), (s3:Structure {name: 's3', v: 1})
+            CREATE (root)-[:CHILDREN {since: date('2001-01-01')}]->(a), (root)-[:CHILDREN]->(b),
+                   (a)-[:CHILDREN]->(c), (b)-[:CHILDREN]->(c), (c)-[:CHILDREN]->(root),
+                   (a)-[:PROPERTY {name: 'dims'}]->(s1), (c)-[:PROPERTY {name: 'list'}]->(seq),
+                   (seq)-[:PROPERTY {index: 0}]->(s2), (seq)-[:PROPERTY {index: 1}]->(s3),
+                   (outside)-[:CHILDREN]->(a)
+            """;
+
+    private RealNeo4jServer server;
+    /** Element ids by fixture name: nodes by name, relationships as "start>end". */
+    private final Map<String, String> ids = new LinkedHashMap<>();
+
+    @BeforeAll
+    void startServerAndLoadFixture() throws Exception {
+        server = RealNeo4jServer.start("no-auth", null);
+        server.query(FIXTURE, null);
+        ids.putAll(server.queryMap("MATCH (n) RETURN n.name, elementId(n)", null));
+        ids.putAll(server.queryMap("MATCH (s)-[r]->(e) RETURN s.name + '>' + e.name, elementId(r)", null));
+        assertEquals(9 + 10, ids.size(), ids::toString);
+    }
+
+    @AfterAll
+    void stopServer() {
+        if (server != null) server.close();
+    }
+
+    private Set<String> ids(String... names) {
+        Set<String> result = new HashSet<>();
+        for (String name : names) {
+            String id = ids.get(name);
+            assertTrue(id != null, name);
+            result.add(id);
+        }
+        return result;
+    }
+
+    @Test
+    void theServerIsTheCommunityServerTheBuildTargets() throws IOException {
+        HttpResponse<byte[]> r = server.get("/", null);
+        assertEquals(200, r.statusCode());
+        JsonNode discovery = RealNeo4jServer.JSON.readTree(r.body());
+        assertEquals(RealNeo4jServer.NEO4J_VERSION, discovery.path("neo4j_version").asText(), discovery::toString);
+        assertEquals("community", discovery.path("neo4j_edition").asText(), discovery::toString);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void traverseExportsExactlyTheSubgraph(Format format) throws IOException {
+        Subgraph g = ExportRequest.traverse("root", ids.get("root")).export(server, format, null);
+
+        assertEquals(ids("root", "a", "b", "c", "s1", "seq", "s2", "s3"), g.nodes().keySet());
+        assertEquals(ids("root>a", "root>b", "a>c", "b>c", "c>root", "a>s1", "c>seq", "seq>s2", "seq>s3"),
+                g.relationships().keySet());
+        assertEquals(8, g.end().nodes());
+        assertEquals(9, g.end().relationships());
+        assertFalse(g.end().truncated());
+        assertEquals("neo4j", g.header().database());
+        assertEquals(ids.get("root"), g.header().root());
+
+        Node root = g.nodes().get(ids.get("root"));
+        assertEquals(Set.of("Object", "Root"), Set.copyOf(root.labels()));
+        Map<String, Object> expected = new LinkedHashMap<>();
+        expected.put("id", 1L);
+        expected.put("name", "root");
+        expected.put("flag", true);
+        expected.put("count", 42L);
+        expected.put("ratio", -0.25);
+        expected.put("greeting", "héllo wörld ✓ 😀");
+        expected.put("tags", new String[] {"a", "", "ü😀"});
+        expected.put("weights", new double[] {1.5, -2.0});
+        expected.put("ids", new long[] {1, 2, 3});
+        expected.put("born", LocalDate.of(2020, 2, 29));
+        expected.put("at", ZonedDateTime.of(2021, 6, 1, 12, 30, 0, 123, ZoneId.of("Europe/Berlin")));
+        expected.put("span", new Duration(14, -3, 5, 7));
+        expected.put("location", new Point(7203, new double[] {1.5, -2.0}));
+        expected.put("geo", new Point(4326, new double[] {12.5, 56.1}));
+        // Node.equals compares property maps by content, arrays included.
+        assertEquals(new Node(root.id(), root.labels(), expected), root);
+
+        Relationship rootA = g.relationships().get(ids.get("root>a"));
+        assertEquals("CHILDREN", rootA.type());
+        assertEquals(ids.get("root"), rootA.start());
+        assertEquals(ids.get("a"), rootA.end());
+        assertEquals(Map.of("since", LocalDate.of(2001, 1, 1)), rootA.properties());
+        assertEquals(Map.of("index", 1L), g.relationships().get(ids.get("seq>s3")).properties());
+        Node s1 = g.nodes().get(ids.get("s1"));
+        assertEquals(List.of("Structure"), s1.labels());
+        assertEquals(Map.of("name", "s1", "unit", "mm", "value", 1.5), s1.properties());
+        assertArrayEquals(new double[] {1.5, -2.0}, ((Point) root.properties().get("location")).coordinates());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void rootByLabelKeyValueWithMaxDepth(Format format) throws IOException {
+        Subgraph g = ExportRequest.traverse("label", "Object", "key", "id", "value", "1", "maxDepth", "1")
+                .export(server, format, null);
+
+        assertEquals(ids.get("root"), g.header().root());
+        assertEquals(ids("root", "a", "b", "s1"), g.nodes().keySet());
+        assertEquals(ids("root>a", "root>b", "a>s1"), g.relationships().keySet());
+    }
+
+    /** Also what the Docker healthcheck relies on: a lookup that matches nothing is the extension's own 404. */
+    @Test
+    void noMatchingRootIs404RootNotFound() throws IOException {
+        HttpResponse<byte[]> r = server.get(
+                "/extension/json/traverse?label=SubgraphExportHealthCheck&key=id&value=0", null);
+        assertEquals(404, r.statusCode());
+        JsonNode error = RealNeo4jServer.JSON.readTree(r.body());
+        assertEquals("Export.RootNotFound", error.path("code").asText(), error::toString);
+    }
+
+    @Test
+    void dockerHealthcheckScriptSeesTheExtension() throws Exception {
+        assumeTrue(Scripts.onPath("wget") && Scripts.onPath("sh"), "needs sh and wget");
+        Scripts.Result result = Scripts.run(Map.of("HEALTHCHECK_BASE_URL", server.httpUri.toString(), "NEO4J_AUTH", "none"),
+                List.of("sh", RealNeo4jServer.DOCKER_DIR.resolve("healthcheck.sh").toString()));
+        assertEquals(0, result.exitCode(), result::toString);
+    }
+
+    /**
+     * The plugin's own neo4j.conf settings (a SettingsDeclaration listed in META-INF/services) must survive
+     * shading and be known to the real server: with strict config validation an undeclared name in neo4j.conf
+     * stops the server. Reads the declared names from the plugin jar, so it follows renames.
+     */
+    @Test
+    void pluginSettingsAreKnownToTheServer() throws Exception {
+        List<String> declared = declaredSettings(RealNeo4jServer.PLUGIN_JAR);
+        JsonNode rows = RealNeo4jServer.JSON.readTree(server.queryApi("neo4j", "SHOW SETTINGS $names YIELD name RETURN name",
+                Map.of("names", declared), null).body()).path("data").path("values");
+        Set<String> known = new HashSet<>();
+        rows.forEach(row -> known.add(row.path(0).asText()));
+        assertEquals(Set.copyOf(declared), known, rows::toString);
+        System.out.println("plugin settings known to the server: " + known);
+    }
+
+    /** Names of the settings the plugin jar declares through META-INF/services (none: empty). */
+    static List<String> declaredSettings(Path jar) throws Exception {
+        List<String> names = new ArrayList<>();
+        try (ZipFile zip = new ZipFile(jar.toFile())) {
+            ZipEntry services = zip.getEntry("META-INF/services/org.neo4j.configuration.SettingsDeclaration");
+            if (services == null) return names;
+            List<String> classes = new String(zip.getInputStream(services).readAllBytes(), StandardCharsets.UTF_8)
+                    .lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+            // Neo4j's classes from the test classpath, the declaring classes from the plugin jar.
+            try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()},
+                    PluginInRealServerIT.class.getClassLoader())) {
+                for (String className : classes) {
+                    for (Field field : Class.forName(className, true, loader).getFields()) {
+                        if (Modifier.isStatic(field.getModifiers()) && Setting.class.isAssignableFrom(field.getType())) {
+                            names.add(((Setting<?>) field.get(null)).name());
+                        }
+                    }
+                }
+            }
+        }
+        return names;
+    }
+
+    @Test
+    void queryApiStillAnswers() throws IOException {
+        HttpResponse<byte[]> r = server.queryApi("neo4j", "MATCH (n:Object) RETURN count(n) AS objects", Map.of(), null);
+        assertEquals(202, r.statusCode(), () -> new String(r.body(), StandardCharsets.UTF_8));
+        JsonNode data = RealNeo4jServer.JSON.readTree(r.body()).path("data");
+        assertEquals("objects", data.path("fields").path(0).asText(), data::toString);
+        assertEquals(5, data.path("values").path(0).path(0).asInt(), data::toString);
+    }
+
+    @Test
+    void boltStillAnswers() {
+        try (Driver driver = server.bolt(AuthTokens.none())) {
+            Record one = driver.executableQuery("RETURN 1 AS one").execute().records().get(0);
+            assertEquals(1, one.get("one").asInt());
+            Record objects = driver.executableQuery("MATCH (n:Object) RETURN count(n) AS n").execute().records().get(0);
+            assertEquals(5, objects.get("n").asInt());
+        }
+    }
+
+    /** docker/smoke.sh as a user runs it: every format downloaded with curl and decoded by SmokeDecode.java. */
+    @Test
+    void smokeScriptPasses() throws Exception {
+        assumeTrue(Scripts.onPath("bash") && Scripts.onPath("curl"), "needs bash and curl");
+        Scripts.Result result = Scripts.smoke(server.httpUri.toString(), "label=Object", "key=id", "value=1");
+        System.out.println("docker/smoke.sh " + result);
+        assertEquals(0, result.exitCode(), result::toString);
+        assertTrue(result.output().contains("OK: every format decoded to the same subgraph"), result::toString);
+        for (Format f : Format.values()) {
+            assertTrue(result.output().lines().anyMatch(l -> l.startsWith(f.pathSegment() + " ") && l.contains(" 8 nodes")),
+                    () -> f + " line missing\n" + result);
+        }
+    }
+}

@@ -1,9 +1,0 @@
-/**
- * Public API: decoders for the export streams, no Neo4j. {@link org.subgraphexport.client.RecordReader} reads a
- * stream in any {@link org.subgraphexport.format.Format} record by record into the
- * {@link org.subgraphexport.client.Record} model (graph streams, and the Cypher endpoint's rows streams with
- * {@link org.subgraphexport.client.Columns} and {@link org.subgraphexport.client.Row} records);
- * {@link org.subgraphexport.client.Subgraph} collects a small one.
- * Depends on jackson-core (json) and compress-lzf (kryo-lzf); not on Kryo, nor on any BSON library.
- */
-package org.subgraphexport.client;

@@ -1,0 +1,39 @@
+package org.subgraphexport.wire;
+
+import java.util.Optional;
+
+/** The four wire formats: the URL path segment that selects one, and its media type. */
+public enum Format {
+    JSON("json", Wire.MEDIA_JSON),
+    BSON("bson", Wire.MEDIA_BSON),
+    KRYO("kryo", Wire.MEDIA_KRYO),
+    KRYO_LZF("kryo-lzf", Wire.MEDIA_KRYO_LZF);
+
+    private final String pathSegment;
+    private final String mediaType;
+
+    Format(String pathSegment, String mediaType) {
+        this.pathSegment = pathSegment;
+        this.mediaType = mediaType;
+    }
+
+    /** The name in URLs and file extensions: {@code json}, {@code bson}, {@code kryo}, {@code kryo-lzf}. */
+    public String pathSegment() {
+        return pathSegment;
+    }
+
+    /** The {@code Content-Type} of a stream in this format. */
+    public String mediaType() {
+        return mediaType;
+    }
+
+    /** The format named {@code segment} (exact, lower case), or empty. */
+    public static Optional<Format> fromPathSegment(String segment) {
+        for (Format f : values()) {
+            if (f.pathSegment.equals(segment)) {
+                return Optional.of(f);
+            }
+        }
+        return Optional.empty();
+    }
+}
