@@ -5,9 +5,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import org.subgraphexport.client.Node;
-import org.subgraphexport.client.RecordReader;
-import org.subgraphexport.client.Relationship;
+import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportReader;
+import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
 
@@ -47,7 +47,7 @@ public class SmokeDecode {
             Subgraph g;
             long start = System.nanoTime();
             try (InputStream in = Files.newInputStream(file);
-                    RecordReader reader = RecordReader.open(format, in)) {
+                    ExportReader reader = ExportReader.open(format, in)) {
                 g = Subgraph.read(reader);
             } catch (IOException | RuntimeException e) {
                 problems.add(name + ": does not decode: " + e);
@@ -86,15 +86,15 @@ public class SmokeDecode {
         if (a.end().truncated() != b.end().truncated()) {
             problems.add(bName + ": truncated differs from " + aName);
         }
-        for (Node n : a.nodes().values()) {
-            Node other = b.nodes().get(n.id());
+        for (ExportNode n : a.nodes().values()) {
+            ExportNode other = b.nodes().get(n.id());
             if (!n.equals(other)) {
                 problems.add(bName + ": node " + n.id() + " is " + other + ", " + aName + " has " + n);
                 return;
             }
         }
-        for (Relationship r : a.relationships().values()) {
-            Relationship other = b.relationships().get(r.id());
+        for (ExportRelationship r : a.relationships().values()) {
+            ExportRelationship other = b.relationships().get(r.id());
             if (!r.equals(other)) {
                 problems.add(bName + ": relationship " + r.id() + " is " + other + ", " + aName + " has " + r);
                 return;

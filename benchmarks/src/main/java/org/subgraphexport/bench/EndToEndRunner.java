@@ -15,8 +15,8 @@ import java.util.regex.Pattern;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.subgraphexport.bench.floor.FloorResource;
 import org.subgraphexport.client.ExportEnd;
-import org.subgraphexport.client.Record;
-import org.subgraphexport.client.RecordReader;
+import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.wire.Format;
 
@@ -426,10 +426,10 @@ public final class EndToEndRunner {
     static long heapMidExport(BenchServer server, String root, long expectedRecords) throws IOException {
         try (Http.Body body = Http.get(server.http().resolve("/extension/kryo/traverse?root=" + Http.enc(root)),
                 Format.KRYO.mediaType(), Http.BYPASS_CACHE);
-                RecordReader reader = RecordReader.open(Format.KRYO, body)) {
+                ExportReader reader = ExportReader.open(Format.KRYO, body)) {
             long records = 0;
             long heap = -1;
-            for (Record r; (r = reader.next()) != null; ) {
+            for (ExportRecord r; (r = reader.next()) != null; ) {
                 if (++records == expectedRecords / 2) {
                     heap = BenchServer.heapUsedAfterGc();
                 }

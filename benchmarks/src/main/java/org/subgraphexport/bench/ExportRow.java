@@ -3,15 +3,15 @@ package org.subgraphexport.bench;
 import java.io.IOException;
 import java.net.URI;
 import org.subgraphexport.client.ExportEnd;
-import org.subgraphexport.client.Node;
-import org.subgraphexport.client.Record;
-import org.subgraphexport.client.RecordReader;
-import org.subgraphexport.client.Relationship;
+import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.client.ExportReader;
+import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.wire.Format;
 
 /**
  * This project: {@code GET /extension/{format}/traverse?root=…} or {@code POST /extension/{format}/cypher} (graph
- * mode), decoded by the project's {@link RecordReader} straight from the HTTP stream, record by record, counting.
+ * mode), decoded by the project's {@link ExportReader} straight from the HTTP stream, record by record, counting.
  *
  * <p>Every request of the ordinary rows ({@link Mode#DECODE}, {@link Mode#BYTES}) sends
  * {@code Cache-Control: no-cache, no-store} ({@link Http#BYPASS_CACHE}): the benchmark server has the response cache
@@ -79,14 +79,14 @@ final class ExportRow implements Row {
         String get = "GET /extension/" + format.pathSegment() + "/traverse?root=…";
         return switch (mode) {
             case DECODE -> endpoint == Endpoint.TRAVERSE
-                    ? get + ", RecordReader over the HTTP stream"
-                    : "POST /extension/" + format.pathSegment() + "/cypher (graph mode, the peers' query), RecordReader "
+                    ? get + ", ExportReader over the HTTP stream"
+                    : "POST /extension/" + format.pathSegment() + "/cypher (graph mode, the peers' query), ExportReader "
                             + "over the HTTP stream";
             case BYTES -> get + ", read from the store as every ordinary row; the body read and dropped, not decoded "
                     + "(compare with *walk only*: what encoding and the wire add to the walk)";
             case CACHED -> get + " without Cache-Control, answered from the server's response cache (filled by one "
                     + "untimed request before the first pass; every pass checks the `" + CACHE_HEADER
-                    + ": hit` header), RecordReader over the HTTP stream";
+                    + ": hit` header), ExportReader over the HTTP stream";
             case NOT_MODIFIED -> get + " with If-None-Match: the ETag of an untimed request before the first pass; "
                     + "checks status 304 and an empty body";
         };
@@ -193,11 +193,11 @@ final class ExportRow implements Row {
     /** Decodes a whole export stream, counting; closes {@code body}. */
     static Tally decode(Format format, Http.Body body, boolean keepIds) throws IOException {
         Tally tally = new Tally(keepIds);
-        try (RecordReader reader = RecordReader.open(format, body)) {
-            for (Record r; (r = reader.next()) != null; ) {
-                if (r instanceof Node n) {
+        try (ExportReader reader = ExportReader.open(format, body)) {
+            for (ExportRecord r; (r = reader.next()) != null; ) {
+                if (r instanceof ExportNode n) {
                     tally.node(n.id());
-                } else if (r instanceof Relationship rel) {
+                } else if (r instanceof ExportRelationship rel) {
                     tally.relationship(rel.id());
                 } else if (r instanceof ExportEnd end) {
                     if (end.truncated()) throw new IllegalStateException("export truncated");

@@ -23,14 +23,14 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 import org.subgraphexport.client.ExportEnd;
-import org.subgraphexport.client.Record;
-import org.subgraphexport.client.RecordReader;
+import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.wire.Format;
 
 /**
  * The serializers alone: each format writing the same in-memory stream of records (the traverse export of the demo
  * graph, replayed from a {@link Tape}) into a reused in-memory buffer, and each decoder reading that format's bytes
- * back with {@link RecordReader}. One operation is one whole stream. Secondary results: {@code records} (nodes and
+ * back with {@link ExportReader}. One operation is one whole stream. Secondary results: {@code records} (nodes and
  * relationships per second) and {@code bytes} (encoded bytes per second); with {@code -prof gc},
  * {@code gc.alloc.rate.norm} is bytes allocated per stream (divide by the records per stream, which
  * {@link JmhReport} does).
@@ -83,8 +83,8 @@ public class SerializerBenchmark {
         tape.replay(Encoders.open(wire, buffer));
         encoded = buffer.toByteArray();
         // Sanity: this format's bytes decode to exactly the records of the kryo export, value for value.
-        List<Record> expected = decodeAll(Format.KRYO, kryo);
-        List<Record> actual = decodeAll(wire, encoded);
+        List<ExportRecord> expected = decodeAll(Format.KRYO, kryo);
+        List<ExportRecord> actual = decodeAll(wire, encoded);
         if (!expected.equals(actual)) {
             throw new IllegalStateException(format + " does not round-trip the demo stream");
         }
@@ -106,8 +106,8 @@ public class SerializerBenchmark {
     @Benchmark
     public long read(Throughput t, Blackhole bh) throws IOException {
         long records = 0;
-        try (RecordReader reader = RecordReader.open(wire, new ByteArrayInputStream(encoded))) {
-            for (Record r; (r = reader.next()) != null; ) {
+        try (ExportReader reader = ExportReader.open(wire, new ByteArrayInputStream(encoded))) {
+            for (ExportRecord r; (r = reader.next()) != null; ) {
                 bh.consume(r);
                 if (!(r instanceof ExportEnd)) records++;
             }
@@ -131,10 +131,10 @@ public class SerializerBenchmark {
         }
     }
 
-    private static List<Record> decodeAll(Format format, byte[] bytes) throws IOException {
-        List<Record> records = new ArrayList<>();
-        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(bytes))) {
-            for (Record r; (r = reader.next()) != null; ) {
+    private static List<ExportRecord> decodeAll(Format format, byte[] bytes) throws IOException {
+        List<ExportRecord> records = new ArrayList<>();
+        try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(bytes))) {
+            for (ExportRecord r; (r = reader.next()) != null; ) {
                 records.add(r);
             }
         }

@@ -14,10 +14,10 @@ import java.util.Map;
 import java.util.UUID;
 import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportHeader;
-import org.subgraphexport.client.Node;
-import org.subgraphexport.client.Record;
-import org.subgraphexport.client.RecordReader;
-import org.subgraphexport.client.Relationship;
+import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.client.ExportReader;
+import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
 import org.subgraphexport.wire.Header;
@@ -88,17 +88,17 @@ final class Tape {
         String nodePrefix = null;
         String relPrefix = null;
         ExportHeader h;
-        try (RecordReader reader = RecordReader.open(Format.KRYO, new ByteArrayInputStream(kryo))) {
+        try (ExportReader reader = ExportReader.open(Format.KRYO, new ByteArrayInputStream(kryo))) {
             h = reader.header();
-            for (Record r; (r = reader.next()) != null; ) {
-                if (r instanceof Node n) {
+            for (ExportRecord r; (r = reader.next()) != null; ) {
+                if (r instanceof ExportNode n) {
                     nodePrefix = prefix(n.id());
                     int[] ls = n.labels().stream().mapToInt(l -> labelIds.computeIfAbsent(l, k -> labelIds.size()))
                             .toArray();
                     records.add(new NodeRecord(number(n.id()), ls, keys(n.properties(), keyIds),
                             n.properties().values().toArray()));
                     nodes++;
-                } else if (r instanceof Relationship rel) {
+                } else if (r instanceof ExportRelationship rel) {
                     relPrefix = prefix(rel.id());
                     records.add(new RelationshipRecord(number(rel.id()),
                             typeIds.computeIfAbsent(rel.type(), k -> typeIds.size()), number(rel.start()),

@@ -7,4 +7,4 @@ package org.subgraphexport.client;
  * @param database the database the export read from
  * @param root     element id of the root node; empty for exports without one
  */
-public record ExportHeader(int version, String database, String root) implements Record {}
+public record ExportHeader(int version, String database, String root) implements ExportRecord {}

@@ -3,7 +3,7 @@ package org.subgraphexport.client;
 import java.util.Objects;
 
 /**
- * A node in a {@link Row} value: its element id. The node itself came as a {@link Node} record earlier in the
+ * A node in a {@link ExportRow} value: its element id. The node itself came as a {@link ExportNode} record earlier in the
  * stream ({@link Subgraph#read} checks that).
  *
  * @param id element id, e.g. {@code "4:3f1c...:17"}

@@ -12,13 +12,13 @@ import java.util.Map;
 /**
  * A whole export in memory: header, nodes and relationships by element id in stream order, the closing record,
  * and for a rows stream (Cypher {@code mode=rows}) the column names and the rows in stream order. A convenience
- * for tests and small exports only; large ones should be consumed record by record from the {@link RecordReader}.
+ * for tests and small exports only; large ones should be consumed record by record from the {@link ExportReader}.
  *
  * @param columns column names of a rows stream; empty for a graph stream
  * @param rows    rows of a rows stream in stream order; empty for a graph stream
  */
-public record Subgraph(ExportHeader header, Map<String, Node> nodes, Map<String, Relationship> relationships,
-        ExportEnd end, List<String> columns, List<Row> rows) {
+public record Subgraph(ExportHeader header, Map<String, ExportNode> nodes, Map<String, ExportRelationship> relationships,
+        ExportEnd end, List<String> columns, List<ExportRow> rows) {
 
     public Subgraph {
         nodes = Collections.unmodifiableMap(new LinkedHashMap<>(nodes));
@@ -28,7 +28,7 @@ public record Subgraph(ExportHeader header, Map<String, Node> nodes, Map<String,
     }
 
     /** A graph stream's content: no columns, no rows. */
-    public Subgraph(ExportHeader header, Map<String, Node> nodes, Map<String, Relationship> relationships,
+    public Subgraph(ExportHeader header, Map<String, ExportNode> nodes, Map<String, ExportRelationship> relationships,
             ExportEnd end) {
         this(header, nodes, relationships, end, List.of(), List.of());
     }
@@ -42,21 +42,21 @@ public record Subgraph(ExportHeader header, Map<String, Node> nodes, Map<String,
      * @throws ExportFailedException  if the stream ends with an error record
      * @throws CorruptStreamException if the stream is invalid
      */
-    public static Subgraph read(RecordReader reader) throws IOException {
-        Map<String, Node> nodes = new LinkedHashMap<>();
-        Map<String, Relationship> relationships = new LinkedHashMap<>();
+    public static Subgraph read(ExportReader reader) throws IOException {
+        Map<String, ExportNode> nodes = new LinkedHashMap<>();
+        Map<String, ExportRelationship> relationships = new LinkedHashMap<>();
         List<String> columns = List.of();
-        List<Row> rows = new ArrayList<>();
+        List<ExportRow> rows = new ArrayList<>();
         while (true) {
-            Record r = reader.next();
+            ExportRecord r = reader.next();
             switch (r) {
                 case null -> throw new IllegalStateException("reader already consumed");
-                case Node n -> {
+                case ExportNode n -> {
                     if (nodes.putIfAbsent(n.id(), n) != null) {
                         throw new CorruptStreamException("node " + n.id() + " twice in the stream");
                     }
                 }
-                case Relationship rel -> {
+                case ExportRelationship rel -> {
                     if (!nodes.containsKey(rel.start()) || !nodes.containsKey(rel.end())) {
                         throw new CorruptStreamException("relationship " + rel.id() + " before its end node "
                                 + (nodes.containsKey(rel.start()) ? rel.end() : rel.start()));
@@ -65,8 +65,8 @@ public record Subgraph(ExportHeader header, Map<String, Node> nodes, Map<String,
                         throw new CorruptStreamException("relationship " + rel.id() + " twice in the stream");
                     }
                 }
-                case Columns c -> columns = c.names();
-                case Row row -> {
+                case ExportColumns c -> columns = c.names();
+                case ExportRow row -> {
                     for (Object value : row.values()) {
                         checkReferences(value, nodes, relationships, rows.size());
                     }
@@ -85,22 +85,22 @@ public record Subgraph(ExportHeader header, Map<String, Node> nodes, Map<String,
      * stack of the lists and maps still to look into), so that the deepest allowed rows need no more thread stack
      * here than the decoder needed to read them.
      */
-    private static void checkReferences(Object value, Map<String, Node> nodes,
-            Map<String, Relationship> relationships, int row) throws CorruptStreamException {
+    private static void checkReferences(Object value, Map<String, ExportNode> nodes,
+            Map<String, ExportRelationship> relationships, int row) throws CorruptStreamException {
         ArrayDeque<Iterator<?>> pending = new ArrayDeque<>();
         Object next = value;
         while (true) {
             switch (next) {
                 case NodeRef ref -> checkNode(ref.id(), nodes, row);
                 case RelationshipRef ref -> checkRelationship(ref.id(), relationships, row);
-                case Path path -> {
+                case PathValue path -> {
                     for (String id : path.nodes()) {
                         checkNode(id, nodes, row);
                     }
                     for (int i = 0; i < path.length(); i++) {
                         String id = path.relationships().get(i);
                         checkRelationship(id, relationships, row);
-                        Relationship rel = relationships.get(id);
+                        ExportRelationship rel = relationships.get(id);
                         String a = path.nodes().get(i), b = path.nodes().get(i + 1);
                         if (!(rel.start().equals(a) && rel.end().equals(b))
                                 && !(rel.start().equals(b) && rel.end().equals(a))) {
@@ -125,13 +125,13 @@ public record Subgraph(ExportHeader header, Map<String, Node> nodes, Map<String,
         }
     }
 
-    private static void checkNode(String id, Map<String, Node> nodes, int row) throws CorruptStreamException {
+    private static void checkNode(String id, Map<String, ExportNode> nodes, int row) throws CorruptStreamException {
         if (!nodes.containsKey(id)) {
             throw new CorruptStreamException("row " + row + " refers to node " + id + " before its node record");
         }
     }
 
-    private static void checkRelationship(String id, Map<String, Relationship> relationships, int row)
+    private static void checkRelationship(String id, Map<String, ExportRelationship> relationships, int row)
             throws CorruptStreamException {
         if (!relationships.containsKey(id)) {
             throw new CorruptStreamException("row " + row + " refers to relationship " + id

@@ -49,7 +49,7 @@ import org.subgraphexport.wire.GraphWriter;
  * <p>{@code -Dsubgraphexport.fuzz.cases=N} changes the number of cases per format (default {@value #DEFAULT_CASES}),
  * {@code -Dsubgraphexport.fuzz.seed=S} the base seed.
  */
-class DecoderFuzzTest {
+public class DecoderFuzzTest {
     static final int DEFAULT_CASES = 25_000;
     static final long DEFAULT_SEED = 0x5EED_2026_1122L;
     static final int MAX_CASE_ALLOCATION_MB = 64;
@@ -116,7 +116,7 @@ class DecoderFuzzTest {
         Outcome outcome;
         Throwable thrown = null;
         String problem = null;
-        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(bytes))) {
+        try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(bytes))) {
             while (reader.next() != null) {
                 records++;
             }
@@ -163,7 +163,7 @@ class DecoderFuzzTest {
 
     // ---- the corpus ----
 
-    static List<byte[]> corpus(Format format) {
+    public static List<byte[]> corpus(Format format) {
         List<byte[]> streams = new ArrayList<>();
         streams.add(FixtureStream.small().bytes(format));
         streams.add(FixtureStream.compact().bytes(format));
@@ -202,16 +202,16 @@ class DecoderFuzzTest {
 
     // ---- mutations ----
 
-    record Mutated(byte[] bytes, String description) {}
+    public record Mutated(byte[] bytes, String description) {}
 
-    static long caseSeed(long base, Format format, int i) {
+    public static long caseSeed(long base, Format format, int i) {
         long h = base ^ (format.ordinal() + 1L) * 0x9E3779B97F4A7C15L ^ i * 0xC2B2AE3D27D4EB4FL;
         h ^= h >>> 33;
         h *= 0xFF51AFD7ED558CCDL;
         return h ^ h >>> 33;
     }
 
-    static Mutated mutate(Format format, List<byte[]> corpus, long seed) {
+    public static Mutated mutate(Format format, List<byte[]> corpus, long seed) {
         Random random = new Random(seed);
         byte[] original = random.nextInt(32) == 0 ? corpus.getLast() : corpus.get(random.nextInt(corpus.size() - 1));
         List<String> applied = new ArrayList<>();

@@ -60,7 +60,7 @@ class ErrorAnywhereTest {
     @MethodSource("fixtures")
     void errorAtEveryCallPosition(Format format, String fixture) throws IOException {
         List<Call> calls = record(fixture);
-        List<Record> all = allRecords(format, calls);
+        List<ExportRecord> all = allRecords(format, calls);
         int completed = 0;
         for (int cut = 1; cut <= calls.size(); cut++) {
             if (RECORD_ENDS.contains(calls.get(cut - 1).method().getName())) {
@@ -77,10 +77,10 @@ class ErrorAnywhereTest {
             byte[] bytes = out.toByteArray();
             String where = format + " " + fixture + " cut " + cut + " of " + calls.size();
 
-            List<Record> records = new ArrayList<>();
-            try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(bytes))) {
+            List<ExportRecord> records = new ArrayList<>();
+            try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(bytes))) {
                 ExportFailedException e = assertThrows(ExportFailedException.class, () -> {
-                    for (Record r; (r = reader.next()) != null; ) {
+                    for (ExportRecord r; (r = reader.next()) != null; ) {
                         records.add(r);
                     }
                 }, where);
@@ -113,7 +113,7 @@ class ErrorAnywhereTest {
         w.error(CODE, "misuse");
         w.finish();
         Subgraph expected = fixture.expected();
-        List<Record> records = readUntilFailure(format, out.toByteArray(), "misuse");
+        List<ExportRecord> records = readUntilFailure(format, out.toByteArray(), "misuse");
         assertEquals(expected.nodes().size() + expected.relationships().size(), records.size());
     }
 
@@ -150,8 +150,8 @@ class ErrorAnywhereTest {
         assertThrows(IllegalStateException.class, () -> w.beginNode(2, new int[] {2, 9}, 2));
         w.error(CODE, "terminated");
         w.finish();
-        List<Record> records = readUntilFailure(format, out.toByteArray(), "terminated");
-        assertEquals(List.of(new Node(FixtureStream.NODE_PREFIX + 1, List.of("L1"),
+        List<ExportRecord> records = readUntilFailure(format, out.toByteArray(), "terminated");
+        assertEquals(List.of(new ExportNode(FixtureStream.NODE_PREFIX + 1, List.of("L1"),
                 java.util.Map.of("k1", "kept"))), records);
     }
 
@@ -210,7 +210,7 @@ class ErrorAnywhereTest {
         w.writeString("y".repeat(300_000));
         w.error(CODE, "dropped");
         w.finish();
-        List<Record> records = readUntilFailure(format, target.out.toByteArray(), "dropped");
+        List<ExportRecord> records = readUntilFailure(format, target.out.toByteArray(), "dropped");
         assertEquals(3, records.size());
     }
 
@@ -233,11 +233,11 @@ class ErrorAnywhereTest {
 
     // ---- helpers ------------------------------------------------------------------------------------------
 
-    private static List<Record> readUntilFailure(Format format, byte[] bytes, String message) throws IOException {
-        List<Record> records = new ArrayList<>();
-        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(bytes))) {
+    private static List<ExportRecord> readUntilFailure(Format format, byte[] bytes, String message) throws IOException {
+        List<ExportRecord> records = new ArrayList<>();
+        try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(bytes))) {
             ExportFailedException e = assertThrows(ExportFailedException.class, () -> {
-                for (Record r; (r = reader.next()) != null; ) {
+                for (ExportRecord r; (r = reader.next()) != null; ) {
                     records.add(r);
                 }
             });
@@ -247,7 +247,7 @@ class ErrorAnywhereTest {
     }
 
     /** The complete stream's records after the header, without the end record. */
-    private static List<Record> allRecords(Format format, List<Call> calls) throws IOException {
+    private static List<ExportRecord> allRecords(Format format, List<Call> calls) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         GraphWriter w = Encoders.open(format, out);
         long nodes = 0, rels = 0;
@@ -258,9 +258,9 @@ class ErrorAnywhereTest {
         }
         w.end(nodes, rels, false);
         w.finish();
-        List<Record> records = new ArrayList<>();
-        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(out.toByteArray()))) {
-            for (Record r; (r = reader.next()) != null; ) {
+        List<ExportRecord> records = new ArrayList<>();
+        try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(out.toByteArray()))) {
+            for (ExportRecord r; (r = reader.next()) != null; ) {
                 records.add(r);
             }
         }

@@ -28,11 +28,11 @@ class ErrorRecordTest {
         w.error("Neo.ClientError.Foo", "boom");
         w.finish();
 
-        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(out.toByteArray()))) {
+        try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(out.toByteArray()))) {
             assertEquals(fixture.expected().header(), reader.header());
-            assertInstanceOf(Node.class, reader.next());
-            assertInstanceOf(Node.class, reader.next());
-            Relationship r = assertInstanceOf(Relationship.class, reader.next());
+            assertInstanceOf(ExportNode.class, reader.next());
+            assertInstanceOf(ExportNode.class, reader.next());
+            ExportRelationship r = assertInstanceOf(ExportRelationship.class, reader.next());
             assertEquals(fixture.expected().relationships().values().iterator().next(), r);
             ExportFailedException e = assertThrows(ExportFailedException.class, reader::next);
             assertEquals("Neo.ClientError.Foo", e.code());

@@ -83,7 +83,7 @@ class RoundTripTest {
         w.end(1, 0, false);
         w.finish();
         Subgraph s = decode(format, new ByteArrayInputStream(out.toByteArray()));
-        Node n = s.nodes().get("n:1");
+        ExportNode n = s.nodes().get("n:1");
         assertArrayEquals(floats, (float[]) n.properties().get("k0"));
         assertArrayEquals(doubles, (double[]) n.properties().get("k1"));
         assertEquals(floats[1], (Float) n.properties().get("k2"));

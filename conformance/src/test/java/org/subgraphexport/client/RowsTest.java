@@ -48,16 +48,16 @@ class RowsTest {
     @ParameterizedTest
     @EnumSource(Format.class)
     void recordsComeInStreamOrder(Format format) throws IOException {
-        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(FIXTURE.bytes(format)))) {
+        try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(FIXTURE.bytes(format)))) {
             assertEquals("", reader.header().root());
-            List<Record> records = new ArrayList<>();
-            for (Record r; (r = reader.next()) != null; ) {
+            List<ExportRecord> records = new ArrayList<>();
+            for (ExportRecord r; (r = reader.next()) != null; ) {
                 records.add(r);
             }
             ExportEnd end = assertInstanceOf(ExportEnd.class, records.removeLast());
             assertEquals(new ExportEnd(3, 2, false, 4), end);
             assertEquals(FIXTURE.records(), records);
-            Row first = (Row) records.get(4);
+            ExportRow first = (ExportRow) records.get(4);
             assertEquals(RowsFixture.COLUMNS.size(), first.values().size());
             assertNull(first.values().get(5));
             assertThrows(UnsupportedOperationException.class, () -> first.values().set(0, null));
@@ -183,7 +183,7 @@ class RowsTest {
         w.finish();
         Subgraph s = decode(format, out.toByteArray());
         assertEquals(List.of(), s.columns());
-        assertEquals(List.of(new Row(List.of())), s.rows());
+        assertEquals(List.of(new ExportRow(List.of())), s.rows());
         assertEquals(new ExportEnd(0, 0, true, 1), s.end());
     }
 
@@ -216,13 +216,13 @@ class RowsTest {
 
     @Test
     void rowEqualityGoesByContent() {
-        Row a = new Row(list(new byte[] {1}, list(new int[] {2}), map("k", new String[] {"x"}), null));
-        Row b = new Row(list(new byte[] {1}, list(new int[] {2}), map("k", new String[] {"x"}), null));
+        ExportRow a = new ExportRow(list(new byte[] {1}, list(new int[] {2}), map("k", new String[] {"x"}), null));
+        ExportRow b = new ExportRow(list(new byte[] {1}, list(new int[] {2}), map("k", new String[] {"x"}), null));
         assertEquals(a, b);
         assertEquals(a.hashCode(), b.hashCode());
-        assertEquals("Row[[1], [[2]], {k=[x]}, null]", a.toString());
-        assertNotEquals(a, new Row(list(new byte[] {2}, list(new int[] {2}), map("k", new String[] {"x"}), null)));
-        assertThrows(IllegalArgumentException.class, () -> new Path(List.of(), List.of()));
+        assertEquals("ExportRow[[1], [[2]], {k=[x]}, null]", a.toString());
+        assertNotEquals(a, new ExportRow(list(new byte[] {2}, list(new int[] {2}), map("k", new String[] {"x"}), null)));
+        assertThrows(IllegalArgumentException.class, () -> new PathValue(List.of(), List.of()));
     }
 
     /**

@@ -15,15 +15,15 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Test helpers: decoding byte arrays, slow input streams, deep comparison of subgraphs. */
-final class Streams {
+public final class Streams {
     private Streams() {}
 
-    static Subgraph decode(Format format, byte[] bytes) throws IOException {
+    public static Subgraph decode(Format format, byte[] bytes) throws IOException {
         return decode(format, new ByteArrayInputStream(bytes));
     }
 
-    static Subgraph decode(Format format, InputStream in) throws IOException {
-        try (RecordReader reader = RecordReader.open(format, in)) {
+    public static Subgraph decode(Format format, InputStream in) throws IOException {
+        try (ExportReader reader = ExportReader.open(format, in)) {
             Subgraph s = Subgraph.read(reader);
             assertEquals(null, reader.next(), "null after the end record");
             assertEquals(null, reader.next(), "null forever");
@@ -32,7 +32,7 @@ final class Streams {
     }
 
     /** Returns at most one byte per read call. */
-    static InputStream tiny(byte[] bytes) {
+    public static InputStream tiny(byte[] bytes) {
         return new FilterInputStream(new ByteArrayInputStream(bytes)) {
             @Override
             public int read(byte[] b, int off, int len) throws IOException {
@@ -42,19 +42,19 @@ final class Streams {
     }
 
     /** Asserts equality record by record, value by value: classes, array contents, property order. */
-    static void assertSubgraph(Subgraph expected, Subgraph actual) {
+    public static void assertSubgraph(Subgraph expected, Subgraph actual) {
         assertEquals(expected.header(), actual.header());
         assertEquals(List.copyOf(expected.nodes().keySet()), List.copyOf(actual.nodes().keySet()), "node order");
         assertEquals(List.copyOf(expected.relationships().keySet()), List.copyOf(actual.relationships().keySet()));
-        for (Node e : expected.nodes().values()) {
-            Node a = actual.nodes().get(e.id());
+        for (ExportNode e : expected.nodes().values()) {
+            ExportNode a = actual.nodes().get(e.id());
             assertEquals(e.labels(), a.labels(), e.id());
             assertProperties(e.id(), e.properties(), a.properties());
             assertEquals(e, a);
             assertEquals(e.hashCode(), a.hashCode());
         }
-        for (Relationship e : expected.relationships().values()) {
-            Relationship a = actual.relationships().get(e.id());
+        for (ExportRelationship e : expected.relationships().values()) {
+            ExportRelationship a = actual.relationships().get(e.id());
             assertEquals(e.type(), a.type());
             assertEquals(e.start(), a.start());
             assertEquals(e.end(), a.end());

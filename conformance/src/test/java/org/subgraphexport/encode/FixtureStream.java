@@ -24,14 +24,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
-import org.subgraphexport.client.Duration;
+import org.subgraphexport.client.DurationValue;
 import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportHeader;
-import org.subgraphexport.client.Node;
-import org.subgraphexport.client.Point;
-import org.subgraphexport.client.Relationship;
+import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.PointValue;
+import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.client.Subgraph;
-import org.subgraphexport.client.Vector;
+import org.subgraphexport.client.VectorValue;
 import org.subgraphexport.wire.ValueSink.ArrayKind;
 import org.subgraphexport.wire.ValueSink.VectorKind;
 
@@ -131,11 +131,11 @@ public final class FixtureStream {
                 p("datetimeUtc", ZonedDateTime.of(1970, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC)),
                 p("datetimeOverlap", ZonedDateTime.of(2021, 10, 31, 2, 30, 0, 0, ZoneId.of("Europe/Berlin"))
                         .withLaterOffsetAtOverlap()),
-                p("duration", new Duration(14, 3, 7200, 5)), p("durationNegative", new Duration(-14, -3, -7201, -500)),
-                p("point2d", new Point(7203, new double[] {1.5, -2.25})),
-                p("point3d", new Point(9157, new double[] {1, 2, 3})),
-                p("wgs84", new Point(4326, new double[] {12.994823, 55.612191})),
-                p("wgs843d", new Point(4979, new double[] {12.994823, 55.612191, 100.5})),
+                p("duration", new DurationValue(14, 3, 7200, 5)), p("durationNegative", new DurationValue(-14, -3, -7201, -500)),
+                p("point2d", new PointValue(7203, new double[] {1.5, -2.25})),
+                p("point3d", new PointValue(9157, new double[] {1, 2, 3})),
+                p("wgs84", new PointValue(4326, new double[] {12.994823, 55.612191})),
+                p("wgs843d", new PointValue(4979, new double[] {12.994823, 55.612191, 100.5})),
                 p("uuid", UUID.fromString("123e4567-e89b-42d3-a456-426614174000")),
                 p("uuidExtremes", new UUID(-1L, 0L)));
         f.node(14, List.of(),
@@ -152,8 +152,8 @@ public final class FixtureStream {
                 p("doubles", new double[] {0.1, Double.NaN, Double.POSITIVE_INFINITY, -0.0, 1e-320}),
                 p("chars", new char[] {'a', 'é', '€', '\u0000'}),
                 p("strings", new String[] {"a", "", "😀", "ünï"}),
-                p("points", new Point[] {new Point(7203, new double[] {0, 0}),
-                        new Point(4979, new double[] {-180, -90, -1e9})}),
+                p("points", new PointValue[] {new PointValue(7203, new double[] {0, 0}),
+                        new PointValue(4979, new double[] {-180, -90, -1e9})}),
                 p("dates", new LocalDate[] {LocalDate.of(2000, 2, 29), LocalDate.EPOCH}),
                 p("localtimes", new LocalTime[] {LocalTime.NOON, LocalTime.of(1, 2, 3, 4)}),
                 p("times", new OffsetTime[] {OffsetTime.of(12, 0, 0, 0, ZoneOffset.UTC)}),
@@ -161,23 +161,23 @@ public final class FixtureStream {
                 p("datetimes", new ZonedDateTime[] {
                         ZonedDateTime.of(2024, 3, 31, 3, 0, 0, 0, ZoneId.of("America/New_York")),
                         ZonedDateTime.of(2024, 3, 31, 3, 0, 0, 0, ZoneOffset.ofHours(-5))}),
-                p("durations", new Duration[] {new Duration(0, 0, 0, 0), new Duration(1, -1, 1, -1)}),
+                p("durations", new DurationValue[] {new DurationValue(0, 0, 0, 0), new DurationValue(1, -1, 1, -1)}),
                 p("uuids", new UUID[] {new UUID(0, 0), new UUID(Long.MIN_VALUE, Long.MAX_VALUE)}),
                 p("booleansEmpty", new boolean[0]), p("shortsEmpty", new short[0]), p("intsEmpty", new int[0]),
                 p("longsEmpty", new long[0]), p("floatsEmpty", new float[0]), p("doublesEmpty", new double[0]),
-                p("charsEmpty", new char[0]), p("stringsEmpty", new String[0]), p("pointsEmpty", new Point[0]),
+                p("charsEmpty", new char[0]), p("stringsEmpty", new String[0]), p("pointsEmpty", new PointValue[0]),
                 p("datesEmpty", new LocalDate[0]), p("localtimesEmpty", new LocalTime[0]),
                 p("timesEmpty", new OffsetTime[0]), p("localdatetimesEmpty", new LocalDateTime[0]),
-                p("datetimesEmpty", new ZonedDateTime[0]), p("durationsEmpty", new Duration[0]),
+                p("datetimesEmpty", new ZonedDateTime[0]), p("durationsEmpty", new DurationValue[0]),
                 p("uuidsEmpty", new UUID[0]));
         f.node(16, List.of("Thing"),
-                p("int8", new Vector(VectorKind.INT8, new byte[] {-128, 0, 127})),
-                p("int16", new Vector(VectorKind.INT16, new short[] {Short.MIN_VALUE, 7})),
-                p("int32", new Vector(VectorKind.INT32, new int[] {Integer.MAX_VALUE, -3})),
-                p("int64", new Vector(VectorKind.INT64, new long[] {Long.MIN_VALUE, Long.MAX_VALUE})),
-                p("float32", new Vector(VectorKind.FLOAT32, new float[] {0.25f, -1e30f, Float.NaN})),
-                p("float64", new Vector(VectorKind.FLOAT64, new double[] {0.1, -1e300, Double.NEGATIVE_INFINITY})),
-                p("float32Empty", new Vector(VectorKind.FLOAT32, new float[0])));
+                p("int8", new VectorValue(VectorKind.INT8, new byte[] {-128, 0, 127})),
+                p("int16", new VectorValue(VectorKind.INT16, new short[] {Short.MIN_VALUE, 7})),
+                p("int32", new VectorValue(VectorKind.INT32, new int[] {Integer.MAX_VALUE, -3})),
+                p("int64", new VectorValue(VectorKind.INT64, new long[] {Long.MIN_VALUE, Long.MAX_VALUE})),
+                p("float32", new VectorValue(VectorKind.FLOAT32, new float[] {0.25f, -1e30f, Float.NaN})),
+                p("float64", new VectorValue(VectorKind.FLOAT64, new double[] {0.1, -1e300, Double.NEGATIVE_INFINITY})),
+                p("float32Empty", new VectorValue(VectorKind.FLOAT32, new float[0])));
         f.node(Long.MAX_VALUE, List.of("Empty"));
         f.node(1L << 40, List.of("Object", "Thing", "Ünïcödé 🏷"), p("name", "big id"), p("int", 42));
         f.rel(3, "CHILDREN", 0, 12, p("weight", 1.5), p("date", LocalDate.of(2021, 6, 1)));
@@ -315,14 +315,14 @@ public final class FixtureStream {
 
     /** What a decoder must return. */
     public Subgraph expected() {
-        Map<String, Node> nodes = new LinkedHashMap<>();
-        Map<String, Relationship> rels = new LinkedHashMap<>();
+        Map<String, ExportNode> nodes = new LinkedHashMap<>();
+        Map<String, ExportRelationship> rels = new LinkedHashMap<>();
         for (Object item : items) {
             if (item instanceof N n) {
-                nodes.put(NODE_PREFIX + n.id(), new Node(NODE_PREFIX + n.id(), n.labels(), decoded(n.props())));
+                nodes.put(NODE_PREFIX + n.id(), new ExportNode(NODE_PREFIX + n.id(), n.labels(), decoded(n.props())));
             } else {
                 R r = (R) item;
-                rels.put(REL_PREFIX + r.id(), new Relationship(REL_PREFIX + r.id(), r.type(), NODE_PREFIX + r.start(),
+                rels.put(REL_PREFIX + r.id(), new ExportRelationship(REL_PREFIX + r.id(), r.type(), NODE_PREFIX + r.start(),
                         NODE_PREFIX + r.end(), decoded(r.props())));
             }
         }
@@ -351,15 +351,15 @@ public final class FixtureStream {
             case Character x -> s.writeChar(x);
             case String x -> s.writeString(x);
             case byte[] x -> s.writeBytes(x);
-            case Point x -> s.writePoint(x.srid(), x.coordinates());
-            case Duration x -> s.writeDuration(x.months(), x.days(), x.seconds(), x.nanos());
+            case PointValue x -> s.writePoint(x.srid(), x.coordinates());
+            case DurationValue x -> s.writeDuration(x.months(), x.days(), x.seconds(), x.nanos());
             case LocalDate x -> s.writeDate(x);
             case LocalTime x -> s.writeLocalTime(x);
             case OffsetTime x -> s.writeTime(x);
             case LocalDateTime x -> s.writeLocalDateTime(x);
             case ZonedDateTime x -> s.writeDateTime(x);
             case UUID x -> s.writeUuid(x.getMostSignificantBits(), x.getLeastSignificantBits());
-            case Vector x -> s.writeVector(x.kind(), x.values());
+            case VectorValue x -> s.writeVector(x.kind(), x.values());
             case boolean[] a -> {
                 s.beginArray(a.length, ArrayKind.BOOLEAN);
                 for (boolean e : a) {
@@ -423,13 +423,13 @@ public final class FixtureStream {
     private static ArrayKind arrayKind(Object[] a) {
         return switch (a) {
             case String[] x -> ArrayKind.STRING;
-            case Point[] x -> ArrayKind.POINT;
+            case PointValue[] x -> ArrayKind.POINT;
             case LocalDate[] x -> ArrayKind.DATE;
             case LocalTime[] x -> ArrayKind.LOCAL_TIME;
             case OffsetTime[] x -> ArrayKind.TIME;
             case LocalDateTime[] x -> ArrayKind.LOCAL_DATE_TIME;
             case ZonedDateTime[] x -> ArrayKind.DATE_TIME;
-            case Duration[] x -> ArrayKind.DURATION;
+            case DurationValue[] x -> ArrayKind.DURATION;
             case UUID[] x -> ArrayKind.UUID;
             default -> throw new IllegalArgumentException("no array kind for " + a.getClass());
         };

@@ -23,20 +23,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.subgraphexport.client.Columns;
-import org.subgraphexport.client.Duration;
+import org.subgraphexport.client.ExportColumns;
+import org.subgraphexport.client.DurationValue;
 import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportHeader;
-import org.subgraphexport.client.Node;
+import org.subgraphexport.client.ExportNode;
 import org.subgraphexport.client.NodeRef;
-import org.subgraphexport.client.Path;
-import org.subgraphexport.client.Point;
-import org.subgraphexport.client.Record;
-import org.subgraphexport.client.Relationship;
+import org.subgraphexport.client.PathValue;
+import org.subgraphexport.client.PointValue;
+import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.client.RelationshipRef;
-import org.subgraphexport.client.Row;
+import org.subgraphexport.client.ExportRow;
 import org.subgraphexport.client.Subgraph;
-import org.subgraphexport.client.Vector;
+import org.subgraphexport.client.VectorValue;
 import org.subgraphexport.wire.ValueSink.VectorKind;
 
 /**
@@ -55,8 +55,8 @@ public final class RowsFixture {
 
     private static final int PERSON = 0, CITY = 7, KNOWS = 0, LIVES_IN = 3, NAME = 0, AGE = 1, SINCE = 4;
 
-    /** Records in stream order: Node, Relationship, Row (the decoded form). */
-    private final List<Record> records = new ArrayList<>();
+    /** Records in stream order: ExportNode, ExportRelationship, ExportRow (the decoded form). */
+    private final List<ExportRecord> records = new ArrayList<>();
 
     private RowsFixture() {}
 
@@ -82,23 +82,23 @@ public final class RowsFixture {
     private static List<Object> scalars() {
         return list(true, false, (byte) -7, (short) -300, 42, 0L, Long.MAX_VALUE, 3.14f, -2.5e-300, 1.0,
                 Double.NEGATIVE_INFINITY, 'é', "", "plain", "日本語 😀", new byte[] {0, 1, -1, 127, -128}, new byte[0],
-                new Point(4326, new double[] {12.994823, 55.612191}), new Point(9157, new double[] {1, 2, 3}),
-                new Duration(14, -3, 7200, 5), LocalDate.of(-44, 3, 15), LocalTime.of(23, 59, 59, 999_999_999),
+                new PointValue(4326, new double[] {12.994823, 55.612191}), new PointValue(9157, new double[] {1, 2, 3}),
+                new DurationValue(14, -3, 7200, 5), LocalDate.of(-44, 3, 15), LocalTime.of(23, 59, 59, 999_999_999),
                 OffsetTime.of(10, 15, 30, 1, ZoneOffset.ofHours(14)),
                 LocalDateTime.of(1969, 12, 31, 23, 59, 59, 500_000_000),
                 ZonedDateTime.of(2015, 7, 4, 19, 32, 24, 123_456_789, ZoneId.of("Europe/Berlin")),
                 ZonedDateTime.of(2015, 7, 4, 19, 32, 24, 0, ZoneOffset.ofHoursMinutes(5, 30)),
                 UUID.fromString("123e4567-e89b-42d3-a456-426614174000"),
-                new Vector(VectorKind.FLOAT32, new float[] {0.25f, Float.NaN}),
-                new Vector(VectorKind.INT8, new byte[] {-128, 127}), new int[] {1, -1}, new String[] {"a", "ü"},
-                new long[0], new LocalDate[] {LocalDate.EPOCH}, new Duration[] {new Duration(1, 2, 3, 4)});
+                new VectorValue(VectorKind.FLOAT32, new float[] {0.25f, Float.NaN}),
+                new VectorValue(VectorKind.INT8, new byte[] {-128, 127}), new int[] {1, -1}, new String[] {"a", "ü"},
+                new long[0], new LocalDate[] {LocalDate.EPOCH}, new DurationValue[] {new DurationValue(1, 2, 3, 4)});
     }
 
     /** Lists and maps nested several levels, with empty ones, nulls and Unicode keys. */
     private static Map<String, Object> nested() {
         return map("a", list(1L, list(2L, list(3L, map("deep", list(null, map(), list()))))),
                 "empty list", list(), "empty map", map(), "unicode ключ 🔑", "值", "", "empty key",
-                "mixed", list("s", 1L, 2.5, true, null, new Point(7203, new double[] {0, 0}), map("x", list(list()))));
+                "mixed", list("s", 1L, 2.5, true, null, new PointValue(7203, new double[] {0, 0}), map("x", list(list()))));
     }
 
     /** {@code levels} lists inside each other, a long at the bottom. */
@@ -112,16 +112,16 @@ public final class RowsFixture {
 
     // ---- building -----------------------------------------------------------------------------------------
 
-    private static Node node(long id, List<String> labels, Map<String, Object> properties) {
-        return new Node(NODE_PREFIX + id, labels, properties);
+    private static ExportNode node(long id, List<String> labels, Map<String, Object> properties) {
+        return new ExportNode(NODE_PREFIX + id, labels, properties);
     }
 
-    private static Relationship rel(long id, String type, long start, long end, Map<String, Object> properties) {
-        return new Relationship(REL_PREFIX + id, type, NODE_PREFIX + start, NODE_PREFIX + end, properties);
+    private static ExportRelationship rel(long id, String type, long start, long end, Map<String, Object> properties) {
+        return new ExportRelationship(REL_PREFIX + id, type, NODE_PREFIX + start, NODE_PREFIX + end, properties);
     }
 
-    private static Row row(Object... values) {
-        return new Row(Arrays.asList(values));
+    private static ExportRow row(Object... values) {
+        return new ExportRow(Arrays.asList(values));
     }
 
     public static NodeRef n(long id) {
@@ -132,8 +132,8 @@ public final class RowsFixture {
         return new RelationshipRef(REL_PREFIX + id);
     }
 
-    public static Path path(long[] nodes, long[] relationships) {
-        return new Path(Arrays.stream(nodes).mapToObj(id -> NODE_PREFIX + id).toList(),
+    public static PathValue path(long[] nodes, long[] relationships) {
+        return new PathValue(Arrays.stream(nodes).mapToObj(id -> NODE_PREFIX + id).toList(),
                 Arrays.stream(relationships).mapToObj(id -> REL_PREFIX + id).toList());
     }
 
@@ -190,7 +190,7 @@ public final class RowsFixture {
     /** The whole stream: records, end, finish. */
     public void write(GraphWriter w) throws IOException {
         writeRecords(w, tokens());
-        w.end(count(Node.class), count(Relationship.class), false);
+        w.end(count(ExportNode.class), count(ExportRelationship.class), false);
         w.finish();
     }
 
@@ -198,21 +198,21 @@ public final class RowsFixture {
     public void writeRecords(GraphWriter w, TokenNames tokens) throws IOException {
         w.header(HEADER, tokens);
         w.columns(COLUMNS.toArray(String[]::new));
-        for (Record record : records) {
+        for (ExportRecord record : records) {
             switch (record) {
-                case Node n -> {
+                case ExportNode n -> {
                     w.beginNode(id(n.id(), NODE_PREFIX), n.labels().stream().mapToInt(RowsFixture::labelId).toArray(),
                             n.labels().size());
                     writeProperties(w, n.properties());
                     w.endNode();
                 }
-                case Relationship r -> {
+                case ExportRelationship r -> {
                     w.beginRelationship(id(r.id(), REL_PREFIX), r.type().equals("KNOWS") ? KNOWS : LIVES_IN,
                             id(r.start(), NODE_PREFIX), id(r.end(), NODE_PREFIX));
                     writeProperties(w, r.properties());
                     w.endRelationship();
                 }
-                case Row row -> {
+                case ExportRow row -> {
                     w.beginRow();
                     for (Object v : row.values()) {
                         writeRowValue(w, v);
@@ -260,7 +260,7 @@ public final class RowsFixture {
             }
             case NodeRef ref -> s.writeNodeRef(id(ref.id(), NODE_PREFIX));
             case RelationshipRef ref -> s.writeRelationshipRef(id(ref.id(), REL_PREFIX));
-            case Path p -> s.writePath(p.nodes().stream().mapToLong(id -> id(id, NODE_PREFIX)).toArray(),
+            case PathValue p -> s.writePath(p.nodes().stream().mapToLong(id -> id(id, NODE_PREFIX)).toArray(),
                     p.relationships().stream().mapToLong(id -> id(id, REL_PREFIX)).toArray());
             default -> FixtureStream.writeValue(s, v);
         }
@@ -270,7 +270,7 @@ public final class RowsFixture {
         return Long.parseLong(elementId.substring(prefix.length()));
     }
 
-    private long count(Class<? extends Record> type) {
+    private long count(Class<? extends ExportRecord> type) {
         return records.stream().filter(type::isInstance).count();
     }
 
@@ -285,23 +285,23 @@ public final class RowsFixture {
     }
 
     /** The records a decoder returns after the header, in order, without the end record. */
-    public List<Record> records() {
-        List<Record> all = new ArrayList<>();
-        all.add(new Columns(COLUMNS));
+    public List<ExportRecord> records() {
+        List<ExportRecord> all = new ArrayList<>();
+        all.add(new ExportColumns(COLUMNS));
         all.addAll(records);
         return all;
     }
 
     /** What {@link Subgraph#read} must return. */
     public Subgraph expected() {
-        Map<String, Node> nodes = new LinkedHashMap<>();
-        Map<String, Relationship> rels = new LinkedHashMap<>();
-        List<Row> rows = new ArrayList<>();
-        for (Record r : records) {
+        Map<String, ExportNode> nodes = new LinkedHashMap<>();
+        Map<String, ExportRelationship> rels = new LinkedHashMap<>();
+        List<ExportRow> rows = new ArrayList<>();
+        for (ExportRecord r : records) {
             switch (r) {
-                case Node n -> nodes.put(n.id(), n);
-                case Relationship rel -> rels.put(rel.id(), rel);
-                case Row row -> rows.add(row);
+                case ExportNode n -> nodes.put(n.id(), n);
+                case ExportRelationship rel -> rels.put(rel.id(), rel);
+                case ExportRow row -> rows.add(row);
                 default -> throw new IllegalStateException();
             }
         }

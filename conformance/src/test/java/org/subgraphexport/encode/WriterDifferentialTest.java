@@ -37,9 +37,9 @@ import java.util.TreeSet;
 import java.util.UUID;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.subgraphexport.client.Duration;
-import org.subgraphexport.client.Point;
-import org.subgraphexport.client.Vector;
+import org.subgraphexport.client.DurationValue;
+import org.subgraphexport.client.PointValue;
+import org.subgraphexport.client.VectorValue;
 import org.subgraphexport.wire.ValueSink.ArrayKind;
 import org.subgraphexport.wire.ValueSink.VectorKind;
 
@@ -740,7 +740,7 @@ class WriterDifferentialTest {
                     default -> (char) (0x20 + r.nextInt(0x5F));
                 };
                 case STRING -> r.nextInt(3) == 0 ? utf8() : string();
-                case POINT -> new Point(new int[] {7203, 9157, 4326, 4979, r.nextInt()}[r.nextInt(5)],
+                case POINT -> new PointValue(new int[] {7203, 9157, 4326, 4979, r.nextInt()}[r.nextInt(5)],
                         r.nextBoolean() ? new double[] {doubleValue(), doubleValue()}
                                 : new double[] {doubleValue(), doubleValue(), doubleValue()});
                 case DATE -> date();
@@ -750,7 +750,7 @@ class WriterDifferentialTest {
                 case DATE_TIME -> ZonedDateTime.of(LocalDateTime.of(date(), time()),
                         r.nextBoolean() ? offset() : r.nextInt(4) == 0 ? ZoneId.ofOffset("UTC", offset())
                                 : ZoneId.of(ZONES[r.nextInt(ZONES.length)]));
-                case DURATION -> new Duration(longValue(), longValue(), longValue(),
+                case DURATION -> new DurationValue(longValue(), longValue(), longValue(),
                         r.nextBoolean() ? r.nextInt(1_000_000_000) : (int) LONGS[r.nextInt(LONGS.length)]);
                 case UUID -> new UUID(longValue(), longValue());
             };
@@ -841,7 +841,7 @@ class WriterDifferentialTest {
             return b;
         }
 
-        private Vector vector() {
+        private VectorValue vector() {
             VectorKind kind = VectorKind.values()[r.nextInt(VectorKind.values().length)];
             int n = r.nextInt(4) == 0 ? 0 : 1 + r.nextInt(big ? 3000 : 8);
             Object values = switch (kind) {
@@ -880,7 +880,7 @@ class WriterDifferentialTest {
                     yield v;
                 }
             };
-            return new Vector(kind, values);
+            return new VectorValue(kind, values);
         }
 
         private String string() {

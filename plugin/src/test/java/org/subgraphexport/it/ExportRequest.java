@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.subgraphexport.client.RecordReader;
+import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
 
@@ -58,7 +58,7 @@ record ExportRequest(String endpoint, String method, String query, String body) 
         HttpResponse<byte[]> r = send(server, format, authorization);
         assertEquals(200, r.statusCode(), () -> format + " " + this + ": " + new String(r.body(), StandardCharsets.UTF_8));
         assertEquals(format.mediaType(), r.headers().firstValue("Content-Type").orElse("").split(";")[0].strip());
-        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(r.body()))) {
+        try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(r.body()))) {
             return Subgraph.read(reader);
         }
     }

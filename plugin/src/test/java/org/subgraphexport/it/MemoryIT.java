@@ -32,10 +32,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.neo4j.driver.AuthTokens;
 import org.neo4j.driver.Driver;
 import org.subgraphexport.client.ExportEnd;
-import org.subgraphexport.client.Node;
-import org.subgraphexport.client.Record;
-import org.subgraphexport.client.RecordReader;
-import org.subgraphexport.client.Relationship;
+import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.client.ExportReader;
+import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.wire.Format;
 
 /**
@@ -152,11 +152,11 @@ class MemoryIT {
         long nodes = 0;
         long relationships = 0;
         ExportEnd end = null;
-        try (RecordReader reader = RecordReader.open(format, counted)) {
+        try (ExportReader reader = ExportReader.open(format, counted)) {
             assertEquals(traverse ? rootId : "", reader.header().root());
-            for (Record r; (r = reader.next()) != null; ) {
+            for (ExportRecord r; (r = reader.next()) != null; ) {
                 switch (r) {
-                    case Node n -> {
+                    case ExportNode n -> {
                         nodes++;
                         if (n.labels().contains("Big")) {
                             int i = Math.toIntExact((Long) n.properties().get("i"));
@@ -168,7 +168,7 @@ class MemoryIT {
                             assertEquals(rootId, n.id());
                         }
                     }
-                    case Relationship rel -> {
+                    case ExportRelationship rel -> {
                         relationships++;
                         assertEquals("CHILDREN", rel.type());
                         assertEquals(rootId, rel.start());

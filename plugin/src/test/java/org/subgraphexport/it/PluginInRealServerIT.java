@@ -36,10 +36,10 @@ import org.neo4j.driver.AuthTokens;
 import org.neo4j.driver.Driver;
 import org.neo4j.driver.Record;
 import org.neo4j.graphdb.config.Setting;
-import org.subgraphexport.client.Duration;
-import org.subgraphexport.client.Node;
-import org.subgraphexport.client.Point;
-import org.subgraphexport.client.Relationship;
+import org.subgraphexport.client.DurationValue;
+import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.PointValue;
+import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
 
@@ -126,7 +126,7 @@ class PluginInRealServerIT {
         assertEquals("neo4j", g.header().database());
         assertEquals(ids.get("root"), g.header().root());
 
-        Node root = g.nodes().get(ids.get("root"));
+        ExportNode root = g.nodes().get(ids.get("root"));
         assertEquals(Set.of("Object", "Root"), Set.copyOf(root.labels()));
         Map<String, Object> expected = new LinkedHashMap<>();
         expected.put("id", 1L);
@@ -140,22 +140,22 @@ class PluginInRealServerIT {
         expected.put("ids", new long[] {1, 2, 3});
         expected.put("born", LocalDate.of(2020, 2, 29));
         expected.put("at", ZonedDateTime.of(2021, 6, 1, 12, 30, 0, 123, ZoneId.of("Europe/Berlin")));
-        expected.put("span", new Duration(14, -3, 5, 7));
-        expected.put("location", new Point(7203, new double[] {1.5, -2.0}));
-        expected.put("geo", new Point(4326, new double[] {12.5, 56.1}));
-        // Node.equals compares property maps by content, arrays included.
-        assertEquals(new Node(root.id(), root.labels(), expected), root);
+        expected.put("span", new DurationValue(14, -3, 5, 7));
+        expected.put("location", new PointValue(7203, new double[] {1.5, -2.0}));
+        expected.put("geo", new PointValue(4326, new double[] {12.5, 56.1}));
+        // ExportNode.equals compares property maps by content, arrays included.
+        assertEquals(new ExportNode(root.id(), root.labels(), expected), root);
 
-        Relationship rootA = g.relationships().get(ids.get("root>a"));
+        ExportRelationship rootA = g.relationships().get(ids.get("root>a"));
         assertEquals("CHILDREN", rootA.type());
         assertEquals(ids.get("root"), rootA.start());
         assertEquals(ids.get("a"), rootA.end());
         assertEquals(Map.of("since", LocalDate.of(2001, 1, 1)), rootA.properties());
         assertEquals(Map.of("index", 1L), g.relationships().get(ids.get("seq>s3")).properties());
-        Node s1 = g.nodes().get(ids.get("s1"));
+        ExportNode s1 = g.nodes().get(ids.get("s1"));
         assertEquals(List.of("Structure"), s1.labels());
         assertEquals(Map.of("name", "s1", "unit", "mm", "value", 1.5), s1.properties());
-        assertArrayEquals(new double[] {1.5, -2.0}, ((Point) root.properties().get("location")).coordinates());
+        assertArrayEquals(new double[] {1.5, -2.0}, ((PointValue) root.properties().get("location")).coordinates());
     }
 
     @ParameterizedTest

@@ -22,7 +22,7 @@ import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
-import org.subgraphexport.client.Relationship;
+import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
 
@@ -133,7 +133,7 @@ class CypherEndpointTest {
         Subgraph relsOnly = http.cypher(Format.JSON, body("MATCH (:Lat)-[r:L]->(:Lat) RETURN r", "{}"));
         assertEquals(latticeRels, relsOnly.relationships().keySet());
         assertEquals(latticeNodes, relsOnly.nodes().keySet(), "end nodes are sent with the relationship");
-        for (Relationship r : relsOnly.relationships().values()) {
+        for (ExportRelationship r : relsOnly.relationships().values()) {
             assertEquals("L", r.type());
         }
     }
@@ -243,9 +243,9 @@ class CypherEndpointTest {
         assertEquals(java.time.LocalDateTime.of(1969, 12, 31, 23, 59, 59, 5), v.get(8));
         assertEquals(java.time.ZonedDateTime.of(java.time.LocalDateTime.of(2021, 10, 31, 2, 30, 0, 123),
                 java.time.ZoneId.of("Europe/Berlin")), v.get(9));
-        assertEquals(new org.subgraphexport.client.Duration(14, -3, 5, 7), v.get(10));
-        assertEquals(new org.subgraphexport.client.Point(7203, new double[] {1.5, -2}), v.get(11));
-        assertEquals(new org.subgraphexport.client.Point(4979, new double[] {12.5, 56.1, 100.25}), v.get(12));
+        assertEquals(new org.subgraphexport.client.DurationValue(14, -3, 5, 7), v.get(10));
+        assertEquals(new org.subgraphexport.client.PointValue(7203, new double[] {1.5, -2}), v.get(11));
+        assertEquals(new org.subgraphexport.client.PointValue(4979, new double[] {12.5, 56.1, 100.25}), v.get(12));
         assertEquals(java.util.Arrays.asList(1L, "a", null, List.of(true)), v.get(13));
         assertEquals(Map.of("k", 1L, "nested", Map.of("x", List.of(1L, 2L)), "empty", Map.of()), v.get(14));
         assertEquals(List.of(), v.get(15));
@@ -277,9 +277,9 @@ class CypherEndpointTest {
         assertEquals(Map.of("from", new org.subgraphexport.client.NodeRef(fixture.id("root")),
                 "via", new org.subgraphexport.client.RelationshipRef(fixture.id("root>a")),
                 "to", List.of(new org.subgraphexport.client.NodeRef(fixture.id("a")))), m);
-        assertEquals(new org.subgraphexport.client.Path(fixture.ids("root", "a"), fixture.ids("root>a")),
+        assertEquals(new org.subgraphexport.client.PathValue(fixture.ids("root", "a"), fixture.ids("root>a")),
                 rows.rows().get(0).values().get(2));
-        assertEquals(new org.subgraphexport.client.Path(fixture.ids("root", "b"), fixture.ids("root>b")),
+        assertEquals(new org.subgraphexport.client.PathValue(fixture.ids("root", "b"), fixture.ids("root>b")),
                 rows.rows().get(1).values().get(2));
     }
 
@@ -290,7 +290,7 @@ class CypherEndpointTest {
     private static Subgraph cypherRows(Format format, String query, String params) throws IOException {
         HttpResponse<byte[]> response = http.post(format.pathSegment() + "/cypher?mode=rows", body(query, params));
         assertEquals(200, response.statusCode(), () -> new String(response.body(), StandardCharsets.UTF_8));
-        try (var reader = org.subgraphexport.client.RecordReader.open(format, new java.io.ByteArrayInputStream(response.body()))) {
+        try (var reader = org.subgraphexport.client.ExportReader.open(format, new java.io.ByteArrayInputStream(response.body()))) {
             return Subgraph.read(reader);
         }
     }
@@ -302,7 +302,7 @@ class CypherEndpointTest {
                 body("UNWIND [1, 0] AS x MATCH (n:Lat {i: 0, j: 0}) RETURN n, 1 / x AS boom", "{}"));
         assertEquals(200, response.statusCode());
         var error = org.junit.jupiter.api.Assertions.assertThrows(org.subgraphexport.client.ExportFailedException.class, () -> {
-            try (var reader = org.subgraphexport.client.RecordReader.open(Format.KRYO, new java.io.ByteArrayInputStream(response.body()))) {
+            try (var reader = org.subgraphexport.client.ExportReader.open(Format.KRYO, new java.io.ByteArrayInputStream(response.body()))) {
                 Subgraph.read(reader);
             }
         });

@@ -14,7 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.subgraphexport.client.RecordReader;
+import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
 
@@ -44,7 +44,7 @@ final class ExportHttp {
         HttpResponse<byte[]> response = get(format.pathSegment() + "/traverse?" + query(params));
         assertEquals(200, response.statusCode(), () -> new String(response.body(), StandardCharsets.UTF_8));
         assertEquals(format.mediaType(), response.headers().firstValue("Content-Type").orElse("").split(";")[0]);
-        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(response.body()))) {
+        try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(response.body()))) {
             return Subgraph.read(reader);
         }
     }
@@ -68,7 +68,7 @@ final class ExportHttp {
         HttpResponse<byte[]> response = post(format.pathSegment() + "/cypher", jsonBody);
         assertEquals(200, response.statusCode(), () -> new String(response.body(), StandardCharsets.UTF_8));
         assertEquals(format.mediaType(), response.headers().firstValue("Content-Type").orElse("").split(";")[0]);
-        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(response.body()))) {
+        try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(response.body()))) {
             return Subgraph.read(reader);
         }
     }

@@ -23,8 +23,6 @@ import org.neo4j.values.storable.CoordinateReferenceSystem;
 import org.neo4j.values.storable.DurationValue;
 import org.neo4j.values.storable.PointValue;
 import org.neo4j.values.storable.Values;
-import org.subgraphexport.client.Duration;
-import org.subgraphexport.client.Point;
 
 /**
  * The fixture every traverse test exports. Under the root (Object id 1):
@@ -83,15 +81,15 @@ public final class FixtureGraph {
         put("times", new OffsetTime[] {time}, new OffsetTime[] {time});
         put("localDateTimes", new LocalDateTime[] {localDateTime}, new LocalDateTime[] {localDateTime});
         put("dateTimes", new ZonedDateTime[] {region, offset}, new ZonedDateTime[] {region, offset});
-        put("duration", DurationValue.duration(14, -3, 5, 7), new Duration(14, -3, 5, 7));
+        put("duration", DurationValue.duration(14, -3, 5, 7), new org.subgraphexport.client.DurationValue(14, -3, 5, 7));
         put("durations", new DurationValue[] {DurationValue.duration(0, 1, -2, 0), DurationValue.duration(-1, 0, 0, 999_999_999)},
-                new Duration[] {new Duration(0, 1, -2, 0), new Duration(-1, 0, 0, 999_999_999)});
-        put("point2d", Values.pointValue(CoordinateReferenceSystem.CARTESIAN, 1.5, -2), new Point(7203, new double[] {1.5, -2}));
-        put("point3d", Values.pointValue(CoordinateReferenceSystem.CARTESIAN_3D, 1, 2, 3), new Point(9157, new double[] {1, 2, 3}));
-        put("geo", Values.pointValue(CoordinateReferenceSystem.WGS_84, 12.5, 56.1), new Point(4326, new double[] {12.5, 56.1}));
-        put("geo3d", Values.pointValue(CoordinateReferenceSystem.WGS_84_3D, 12.5, 56.1, 100.25), new Point(4979, new double[] {12.5, 56.1, 100.25}));
+                new org.subgraphexport.client.DurationValue[] {new org.subgraphexport.client.DurationValue(0, 1, -2, 0), new org.subgraphexport.client.DurationValue(-1, 0, 0, 999_999_999)});
+        put("point2d", Values.pointValue(CoordinateReferenceSystem.CARTESIAN, 1.5, -2), new org.subgraphexport.client.PointValue(7203, new double[] {1.5, -2}));
+        put("point3d", Values.pointValue(CoordinateReferenceSystem.CARTESIAN_3D, 1, 2, 3), new org.subgraphexport.client.PointValue(9157, new double[] {1, 2, 3}));
+        put("geo", Values.pointValue(CoordinateReferenceSystem.WGS_84, 12.5, 56.1), new org.subgraphexport.client.PointValue(4326, new double[] {12.5, 56.1}));
+        put("geo3d", Values.pointValue(CoordinateReferenceSystem.WGS_84_3D, 12.5, 56.1, 100.25), new org.subgraphexport.client.PointValue(4979, new double[] {12.5, 56.1, 100.25}));
         put("points", new PointValue[] {Values.pointValue(CoordinateReferenceSystem.WGS_84, 1, 2), Values.pointValue(CoordinateReferenceSystem.WGS_84, 3, 4)},
-                new Point[] {new Point(4326, new double[] {1, 2}), new Point(4326, new double[] {3, 4})});
+                new org.subgraphexport.client.PointValue[] {new org.subgraphexport.client.PointValue(4326, new double[] {1, 2}), new org.subgraphexport.client.PointValue(4326, new double[] {3, 4})});
     }
 
     private static void put(String key, Object stored, Object decoded) {

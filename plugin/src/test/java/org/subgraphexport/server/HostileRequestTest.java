@@ -41,7 +41,7 @@ import org.neo4j.graphdb.Transaction;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
-import org.subgraphexport.client.RecordReader;
+import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.read.StoreState;
@@ -576,7 +576,7 @@ class HostileRequestTest {
     }
 
     private static Subgraph decode(Format format, byte[] bytes) throws IOException {
-        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(bytes))) {
+        try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(bytes))) {
             return Subgraph.read(reader);
         }
     }

@@ -37,7 +37,7 @@ import org.neo4j.graphdb.Transaction;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
 import org.subgraphexport.client.ExportFailedException;
-import org.subgraphexport.client.RecordReader;
+import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.wire.Format;
@@ -174,7 +174,7 @@ class ReliabilityTest {
 
     private static void assertTimedOut(Format format, byte[] body) {
         ExportFailedException failure = assertThrows(ExportFailedException.class, () -> {
-            try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(body))) {
+            try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(body))) {
                 while (reader.next() != null) {
                     // records before the budget ran out
                 }
@@ -209,7 +209,7 @@ class ReliabilityTest {
                 assertArrayEquals(first, response.body(), "every client receives the same bytes");
             }
         }
-        try (RecordReader reader = RecordReader.open(Format.KRYO, new ByteArrayInputStream(first))) {
+        try (ExportReader reader = ExportReader.open(Format.KRYO, new ByteArrayInputStream(first))) {
             Subgraph g = Subgraph.read(reader);
             // the demo graph: everything but its info node hangs under the root
             assertEquals(demo.nodes(), g.nodes().size());
@@ -248,7 +248,7 @@ class ReliabilityTest {
                     HttpResponse<byte[]> response = HTTP.send(HttpRequest.newBuilder(traverse(format, "")).build(),
                             HttpResponse.BodyHandlers.ofByteArray());
                     assertEquals(200, response.statusCode());
-                    try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(response.body()))) {
+                    try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(response.body()))) {
                         Subgraph g = Subgraph.read(reader); // checks ids unique, end nodes first, counts match
                         long objects = g.nodes().values().stream().filter(n -> n.labels().contains("Object")).count();
                         assertEquals(OBJECTS, objects, "the writers never touch Objects");

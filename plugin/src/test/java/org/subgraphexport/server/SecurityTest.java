@@ -21,7 +21,7 @@ import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
-import org.subgraphexport.client.RecordReader;
+import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
 
@@ -136,11 +136,11 @@ class SecurityTest {
         assertEquals("alice {app=subgraph-export}", seen, "the export transaction, seen while it ran");
         HttpResponse<byte[]> response = running.get();
         assertEquals(200, response.statusCode(), new String(response.body(), StandardCharsets.UTF_8));
-        try (RecordReader reader = RecordReader.open(Format.KRYO, new ByteArrayInputStream(response.body()))) {
+        try (ExportReader reader = ExportReader.open(Format.KRYO, new ByteArrayInputStream(response.body()))) {
             assertEquals(3, Subgraph.read(reader).nodes().size());
         }
         HttpResponse<byte[]> export = send(traverse(), "alice:alice-secret");
-        try (RecordReader reader = RecordReader.open(Format.KRYO, new ByteArrayInputStream(export.body()))) {
+        try (ExportReader reader = ExportReader.open(Format.KRYO, new ByteArrayInputStream(export.body()))) {
             assertEquals(9, Subgraph.read(reader).nodes().size());
         }
     }

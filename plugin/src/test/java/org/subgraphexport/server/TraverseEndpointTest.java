@@ -23,8 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
-import org.subgraphexport.client.Node;
-import org.subgraphexport.client.Relationship;
+import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
 
@@ -63,7 +63,7 @@ class TraverseEndpointTest {
 
     /** Every relationship comes with both end nodes, and the end record counts what was sent. */
     private static void assertWellFormed(Subgraph g) {
-        for (Relationship r : g.relationships().values()) {
+        for (ExportRelationship r : g.relationships().values()) {
             assertTrue(g.nodes().containsKey(r.start()), "start of " + r);
             assertTrue(g.nodes().containsKey(r.end()), "end of " + r);
         }
@@ -84,7 +84,7 @@ class TraverseEndpointTest {
         assertEquals("neo4j", g.header().database());
         assertEquals(fixture.id("root"), g.header().root());
 
-        Node root = g.nodes().get(fixture.id("root"));
+        ExportNode root = g.nodes().get(fixture.id("root"));
         assertEquals(Set.of("Object", "Root"), new HashSet<>(root.labels()));
         assertEquals(1L, root.properties().get("id"));
         assertEquals("root", root.properties().get("name"));
@@ -96,15 +96,15 @@ class TraverseEndpointTest {
         }
         assertEquals(FixtureGraph.ALL_TYPES.size() + 2, root.properties().size());
 
-        Relationship rootA = g.relationships().get(fixture.id("root>a"));
+        ExportRelationship rootA = g.relationships().get(fixture.id("root>a"));
         assertEquals("CHILDREN", rootA.type());
         assertEquals(fixture.id("root"), rootA.start());
         assertEquals(fixture.id("a"), rootA.end());
         assertEquals(Map.of("since", LocalDate.of(2001, 1, 1)), rootA.properties());
-        Relationship seqS3 = g.relationships().get(fixture.id("seq>s3"));
+        ExportRelationship seqS3 = g.relationships().get(fixture.id("seq>s3"));
         assertEquals("PROPERTY", seqS3.type());
         assertEquals(Map.of("index", 1L), seqS3.properties());
-        Node s1 = g.nodes().get(fixture.id("s1"));
+        ExportNode s1 = g.nodes().get(fixture.id("s1"));
         assertEquals(List.of("Structure"), s1.labels());
         assertEquals(Map.of("name", "s1", "unit", "mm", "value", 1.5), s1.properties());
     }

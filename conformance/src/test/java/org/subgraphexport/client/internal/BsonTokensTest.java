@@ -1,4 +1,4 @@
-package org.subgraphexport.client;
+package org.subgraphexport.client.internal;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.subgraphexport.client.DecoderFuzzTest;
 import org.subgraphexport.wire.Format;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

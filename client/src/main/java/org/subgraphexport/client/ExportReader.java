@@ -1,22 +1,21 @@
 package org.subgraphexport.client;
 
-import com.ning.compress.lzf.LZFInputStream;
-import com.ning.compress.lzf.util.ChunkDecoderFactory;
 import java.io.IOException;
 import java.io.InputStream;
+import org.subgraphexport.client.internal.Decoders;
 import org.subgraphexport.wire.Format;
 
 /**
  * Reads an export stream record by record, in any of the four formats, without holding more than one record.
  *
  * <pre>{@code
- * try (RecordReader reader = RecordReader.open(Format.KRYO_LZF, response.body())) {
- *     for (Record r; (r = reader.next()) != null; ) {
+ * try (ExportReader reader = ExportReader.open(Format.KRYO_LZF, response.body())) {
+ *     for (ExportRecord r; (r = reader.next()) != null; ) {
  *         switch (r) {
- *             case Node n -> ...
- *             case Relationship rel -> ...
- *             case Columns c -> ...       // rows streams: right after the header
- *             case Row row -> ...         // rows streams
+ *             case ExportNode n -> ...
+ *             case ExportRelationship rel -> ...
+ *             case ExportColumns c -> ...       // rows streams: right after the header
+ *             case ExportRow row -> ...         // rows streams
  *             case ExportEnd end -> ...
  *             case ExportHeader h -> throw new AssertionError("header() has it");
  *         }
@@ -25,15 +24,15 @@ import org.subgraphexport.wire.Format;
  * }</pre>
  *
  * <p>Property values decode to: Boolean, Byte, Short, Integer, Long, Float, Double, Character, String, byte[],
- * LocalDate, LocalTime, OffsetTime, LocalDateTime, ZonedDateTime, {@link Duration}, {@link Point},
- * java.util.UUID, {@link Vector}; arrays to boolean[], short[], int[], long[], float[], double[], char[],
- * String[], Point[], LocalDate[], LocalTime[], OffsetTime[], LocalDateTime[], ZonedDateTime[], Duration[],
+ * LocalDate, LocalTime, OffsetTime, LocalDateTime, ZonedDateTime, {@link DurationValue}, {@link PointValue},
+ * java.util.UUID, {@link VectorValue}; arrays to boolean[], short[], int[], long[], float[], double[], char[],
+ * String[], PointValue[], LocalDate[], LocalTime[], OffsetTime[], LocalDateTime[], ZonedDateTime[], DurationValue[],
  * UUID[]. Every format round-trips every type exactly (JSON and BSON carry type tags for what plain JSON lacks);
  * one exception: in JSON and BSON a {@code char} that is a lone surrogate becomes {@code '?'}.
  *
- * <p>Row values ({@link Row}) are any of those, or null, {@code List<Object>} (unmodifiable, stream order),
+ * <p>Row values ({@link ExportRow}) are any of those, or null, {@code List<Object>} (unmodifiable, stream order),
  * {@code Map<String, Object>} (unmodifiable, insertion-ordered: stream order), {@link NodeRef},
- * {@link RelationshipRef} or {@link Path}, nested at most {@link org.subgraphexport.wire.Wire#MAX_NESTING} lists
+ * {@link RelationshipRef} or {@link PathValue}, nested at most {@link org.subgraphexport.wire.Wire#MAX_NESTING} lists
  * and maps deep. The reader checks that columns come right after the header and each row has one value per
  * column; {@link Subgraph#read} also checks that references resolve to earlier records. Lists and maps are read
  * recursively: the deepest allowed rows need about 50 KB of thread stack (the JVM's default is 1 MB); with less,
@@ -45,7 +44,7 @@ import org.subgraphexport.wire.Format;
  * {@link CorruptStreamException}; an {@code IOException} of the input stream itself passes unchanged. After an
  * exception, {@code next()} throws it again. Not thread-safe.
  */
-public interface RecordReader extends AutoCloseable {
+public interface ExportReader extends AutoCloseable {
     /** The stream's header record, read when the reader was opened. */
     ExportHeader header();
 
@@ -56,7 +55,7 @@ public interface RecordReader extends AutoCloseable {
      * @throws CorruptStreamException if the bytes are not a valid stream, including one that ends without a
      *                                closing record
      */
-    Record next() throws IOException;
+    ExportRecord next() throws IOException;
 
     /** Closes the input stream. */
     @Override
@@ -66,16 +65,7 @@ public interface RecordReader extends AutoCloseable {
      * Opens a reader over {@code in} and reads the header. The reader owns {@code in} and closes it on
      * {@link #close} (or here, if the header cannot be read). Buffers internally: {@code in} need not be buffered.
      */
-    static RecordReader open(Format format, InputStream in) throws IOException {
-        Source source = new Source(in);
-        AbstractRecordReader reader = switch (format) {
-            case JSON -> JacksonRecordReader.json(source);
-            case BSON -> JacksonRecordReader.bson(source);
-            case KRYO -> new KryoRecordReader(format, source, source);
-            case KRYO_LZF -> new KryoRecordReader(format, source,
-                    new LZFInputStream(ChunkDecoderFactory.safeInstance(), source));
-        };
-        reader.start();
-        return reader;
+    static ExportReader open(Format format, InputStream in) throws IOException {
+        return Decoders.open(format, in);
     }
 }

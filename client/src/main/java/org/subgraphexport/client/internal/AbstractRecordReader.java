@@ -1,7 +1,17 @@
-package org.subgraphexport.client;
+package org.subgraphexport.client.internal;
 
 import java.io.EOFException;
 import java.io.IOException;
+import org.subgraphexport.client.CorruptStreamException;
+import org.subgraphexport.client.ExportColumns;
+import org.subgraphexport.client.ExportEnd;
+import org.subgraphexport.client.ExportFailedException;
+import org.subgraphexport.client.ExportHeader;
+import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportReader;
+import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.client.ExportRelationship;
+import org.subgraphexport.client.ExportRow;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.Wire;
 
@@ -11,7 +21,7 @@ import org.subgraphexport.wire.Wire;
  * everything wrong with the bytes becomes a {@link CorruptStreamException} (source I/O errors pass unchanged; a
  * failure is remembered and thrown again by later calls).
  */
-abstract class AbstractRecordReader implements RecordReader {
+abstract class AbstractRecordReader implements ExportReader {
     private final Format format;
     final Source source;
     private ExportHeader header;
@@ -29,7 +39,7 @@ abstract class AbstractRecordReader implements RecordReader {
         this.source = source;
     }
 
-    /** Reads the header; called once, by {@link RecordReader#open}. */
+    /** Reads the header; called once, by {@link ExportReader#open}. */
     final void start() throws IOException {
         try {
             header = guarded(true);
@@ -49,7 +59,7 @@ abstract class AbstractRecordReader implements RecordReader {
     }
 
     @Override
-    public final Record next() throws IOException {
+    public final ExportRecord next() throws IOException {
         if (failure != null) {
             throw failure;
         }
@@ -57,17 +67,17 @@ abstract class AbstractRecordReader implements RecordReader {
             return null;
         }
         long before = records;
-        Record r = guarded(false);
+        ExportRecord r = guarded(false);
         switch (r) {
-            case Node n -> nodes++;
-            case Relationship rel -> relationships++;
-            case Columns c -> {
+            case ExportNode n -> nodes++;
+            case ExportRelationship rel -> relationships++;
+            case ExportColumns c -> {
                 if (before != 1) {
                     throw failure = corrupt("a columns record after " + before + " records, not right after the header");
                 }
                 columnCount = c.names().size();
             }
-            case Row row -> {
+            case ExportRow row -> {
                 if (columnCount < 0) {
                     throw failure = corrupt("a row record in a stream without columns");
                 }
@@ -92,9 +102,9 @@ abstract class AbstractRecordReader implements RecordReader {
     }
 
     @SuppressWarnings("unchecked")
-    private <R extends Record> R guarded(boolean first) throws IOException {
+    private <R extends ExportRecord> R guarded(boolean first) throws IOException {
         try {
-            Record r = first ? readHeader() : readRecord();
+            ExportRecord r = first ? readHeader() : readRecord();
             records++;
             return (R) r;
         } catch (ExportFailedException | CorruptStreamException e) {
@@ -175,7 +185,7 @@ abstract class AbstractRecordReader implements RecordReader {
     /**
      * A node, relationship, columns, row or end record; throws {@link ExportFailedException} for an error record.
      */
-    abstract Record readRecord() throws IOException;
+    abstract ExportRecord readRecord() throws IOException;
 
     @Override
     public void close() throws IOException {

@@ -1,7 +1,8 @@
-package org.subgraphexport.client;
+package org.subgraphexport.client.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
+import org.subgraphexport.client.CorruptStreamException;
 
 /**
  * The caller's stream, counting bytes and remembering its own failures, so that a decoder can tell an I/O error

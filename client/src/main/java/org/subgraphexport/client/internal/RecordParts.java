@@ -1,4 +1,4 @@
-package org.subgraphexport.client;
+package org.subgraphexport.client.internal;
 
 import java.util.Arrays;
 import java.util.List;

@@ -1,4 +1,4 @@
-package org.subgraphexport.client;
+package org.subgraphexport.client.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,6 +18,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.subgraphexport.client.DurationValue;
+import org.subgraphexport.client.ExportColumns;
+import org.subgraphexport.client.ExportEnd;
+import org.subgraphexport.client.ExportFailedException;
+import org.subgraphexport.client.ExportHeader;
+import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.client.ExportRelationship;
+import org.subgraphexport.client.ExportRow;
+import org.subgraphexport.client.NodeRef;
+import org.subgraphexport.client.PathValue;
+import org.subgraphexport.client.PointValue;
+import org.subgraphexport.client.RelationshipRef;
+import org.subgraphexport.client.VectorValue;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.ValueSink.VectorKind;
 import org.subgraphexport.wire.Wire;
@@ -79,7 +93,7 @@ final class KryoRecordReader extends AbstractRecordReader {
     }
 
     @Override
-    Record readRecord() throws IOException {
+    ExportRecord readRecord() throws IOException {
         if (!available()) {
             throw truncated();
         }
@@ -92,14 +106,14 @@ final class KryoRecordReader extends AbstractRecordReader {
                 for (int i = 0; i < count; i++) {
                     parts.addLabel(token(labels, "label"));
                 }
-                return new Node(id, parts.labels(), properties());
+                return new ExportNode(id, parts.labels(), properties());
             }
             case Wire.RELATIONSHIP -> {
                 String id = relPrefix + varlong();
                 String type = token(types, "relationship type");
                 String start = nodeId(varlong());
                 String end = nodeId(varlong());
-                return new Relationship(id, type, start, end, properties());
+                return new ExportRelationship(id, type, start, end, properties());
             }
             case Wire.COLUMNS -> {
                 int count = length(varint(), "column count");
@@ -107,7 +121,7 @@ final class KryoRecordReader extends AbstractRecordReader {
                 for (int i = 0; i < count; i++) {
                     names.add(string());
                 }
-                return new Columns(names);
+                return new ExportColumns(names);
             }
             case Wire.ROW -> {
                 int count = columnCount();
@@ -118,7 +132,7 @@ final class KryoRecordReader extends AbstractRecordReader {
                 for (int i = 0; i < count; i++) {
                     values.add(rowValue(u8(), 0));
                 }
-                return new Row(values);
+                return new ExportRow(values);
             }
             case Wire.END -> {
                 long nodes = varlong();
@@ -236,7 +250,7 @@ final class KryoRecordReader extends AbstractRecordReader {
                 for (int i = 1; i < n; i++) {
                     relationships.add(relPrefix + varlong());
                 }
-                return new Path(nodes, relationships);
+                return new PathValue(nodes, relationships);
             }
             default -> {
                 return value(tag);
@@ -266,7 +280,7 @@ final class KryoRecordReader extends AbstractRecordReader {
             case Wire.T_CHAR -> (char) s16();
             case Wire.T_STRING -> string();
             case Wire.T_POINT -> point();
-            case Wire.T_DURATION -> new Duration(zigzag(varlong()), zigzag(varlong()), zigzag(varlong()),
+            case Wire.T_DURATION -> new DurationValue(zigzag(varlong()), zigzag(varlong()), zigzag(varlong()),
                     zigzag(varint()));
             case Wire.T_DATE -> LocalDate.ofEpochDay(zigzag(varlong()));
             case Wire.T_LOCAL_TIME -> LocalTime.ofNanoOfDay(varlong());
@@ -290,7 +304,7 @@ final class KryoRecordReader extends AbstractRecordReader {
         return b == 1;
     }
 
-    private Point point() throws IOException {
+    private PointValue point() throws IOException {
         int srid = varint();
         int dimension = u8();
         if (dimension != 2 && dimension != 3) {
@@ -300,10 +314,10 @@ final class KryoRecordReader extends AbstractRecordReader {
         for (int i = 0; i < dimension; i++) {
             coordinates[i] = Double.longBitsToDouble(s64());
         }
-        return new Point(srid, coordinates);
+        return new PointValue(srid, coordinates);
     }
 
-    private Vector vector() throws IOException {
+    private VectorValue vector() throws IOException {
         int kind = u8();
         if (kind >= VECTOR_KINDS.length) {
             throw corrupt("unknown vector kind " + kind);
@@ -311,14 +325,14 @@ final class KryoRecordReader extends AbstractRecordReader {
         int n = length(varint(), "vector");
         VectorKind k = VECTOR_KINDS[kind];
         return switch (k) {
-            case INT8 -> new Vector(k, bytes(n));
+            case INT8 -> new VectorValue(k, bytes(n));
             case INT16 -> {
                 short[] a = new short[initialCapacity(n)];
                 for (int i = 0; i < n; i++) {
                     a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
                     a[i] = s16();
                 }
-                yield new Vector(k, a);
+                yield new VectorValue(k, a);
             }
             case INT32 -> {
                 int[] a = new int[initialCapacity(n)];
@@ -326,7 +340,7 @@ final class KryoRecordReader extends AbstractRecordReader {
                     a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
                     a[i] = s32();
                 }
-                yield new Vector(k, a);
+                yield new VectorValue(k, a);
             }
             case INT64 -> {
                 long[] a = new long[initialCapacity(n)];
@@ -334,7 +348,7 @@ final class KryoRecordReader extends AbstractRecordReader {
                     a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
                     a[i] = s64();
                 }
-                yield new Vector(k, a);
+                yield new VectorValue(k, a);
             }
             case FLOAT32 -> {
                 float[] a = new float[initialCapacity(n)];
@@ -342,7 +356,7 @@ final class KryoRecordReader extends AbstractRecordReader {
                     a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
                     a[i] = Float.intBitsToFloat(s32());
                 }
-                yield new Vector(k, a);
+                yield new VectorValue(k, a);
             }
             case FLOAT64 -> {
                 double[] a = new double[initialCapacity(n)];
@@ -350,7 +364,7 @@ final class KryoRecordReader extends AbstractRecordReader {
                     a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
                     a[i] = Double.longBitsToDouble(s64());
                 }
-                yield new Vector(k, a);
+                yield new VectorValue(k, a);
             }
         };
     }
@@ -419,8 +433,8 @@ final class KryoRecordReader extends AbstractRecordReader {
             default -> {
                 Object[] a = switch (tag) {
                     case Wire.T_STRING -> new String[cap];
-                    case Wire.T_POINT -> new Point[cap];
-                    case Wire.T_DURATION -> new Duration[cap];
+                    case Wire.T_POINT -> new PointValue[cap];
+                    case Wire.T_DURATION -> new DurationValue[cap];
                     case Wire.T_DATE -> new LocalDate[cap];
                     case Wire.T_LOCAL_TIME -> new LocalTime[cap];
                     case Wire.T_TIME -> new OffsetTime[cap];

@@ -1,4 +1,4 @@
-package org.subgraphexport.client;
+package org.subgraphexport.client.internal;
 
 import java.util.Arrays;
 import java.util.Iterator;
@@ -7,10 +7,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /** Content equality, hashing and printing for property maps and row values whose values may be arrays. */
-final class Values {
+public final class Values {
     private Values() {}
 
-    static boolean propertiesEqual(Map<String, Object> a, Map<String, Object> b) {
+    public static boolean propertiesEqual(Map<String, Object> a, Map<String, Object> b) {
         if (a.size() != b.size()) {
             return false;
         }
@@ -30,7 +30,7 @@ final class Values {
         return true;
     }
 
-    static int propertiesHash(Map<String, Object> properties) {
+    public static int propertiesHash(Map<String, Object> properties) {
         int h = 0;
         for (Map.Entry<String, Object> e : properties.entrySet()) {
             h += e.getKey().hashCode() ^ Arrays.deepHashCode(new Object[] {e.getValue()});
@@ -38,7 +38,7 @@ final class Values {
         return h;
     }
 
-    static String toString(Map<String, Object> properties) {
+    public static String toString(Map<String, Object> properties) {
         StringBuilder sb = new StringBuilder("{");
         for (Map.Entry<String, Object> e : properties.entrySet()) {
             if (sb.length() > 1) {
@@ -51,7 +51,7 @@ final class Values {
     }
 
     /** Equality of row values: lists element by element, maps entry by entry (any order), arrays by content. */
-    static boolean deepEquals(Object a, Object b) {
+    public static boolean deepEquals(Object a, Object b) {
         if (a instanceof List<?> x && b instanceof List<?> y) {
             if (x.size() != y.size()) {
                 return false;
@@ -79,7 +79,7 @@ final class Values {
     }
 
     /** A hash code consistent with {@link #deepEquals}. */
-    static int deepHash(Object v) {
+    public static int deepHash(Object v) {
         if (v instanceof List<?> list) {
             int h = 1;
             for (Object e : list) {
@@ -98,7 +98,7 @@ final class Values {
     }
 
     /** Row values printed with array contents. */
-    static String deepToString(Object v) {
+    public static String deepToString(Object v) {
         StringBuilder sb = new StringBuilder();
         append(sb, v);
         return sb.toString();

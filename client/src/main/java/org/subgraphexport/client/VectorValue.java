@@ -11,8 +11,8 @@ import org.subgraphexport.wire.ValueSink.VectorKind;
  * @param values the coordinates as the primitive array of {@code kind}: byte[] (INT8), short[] (INT16), int[]
  *               (INT32), long[] (INT64), float[] (FLOAT32) or double[] (FLOAT64). Equality goes by content.
  */
-public record Vector(VectorKind kind, Object values) {
-    public Vector {
+public record VectorValue(VectorKind kind, Object values) {
+    public VectorValue {
         Objects.requireNonNull(kind, "kind");
         boolean ok = switch (kind) {
             case INT8 -> values instanceof byte[];
@@ -35,7 +35,7 @@ public record Vector(VectorKind kind, Object values) {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Vector v && kind == v.kind && Objects.deepEquals(values, v.values);
+        return o instanceof VectorValue v && kind == v.kind && Objects.deepEquals(values, v.values);
     }
 
     @Override
@@ -46,6 +46,6 @@ public record Vector(VectorKind kind, Object values) {
     @Override
     public String toString() {
         String v = Arrays.deepToString(new Object[] {values});
-        return "Vector[kind=" + kind + ", values=" + v.substring(1, v.length() - 1) + "]";
+        return "VectorValue[kind=" + kind + ", values=" + v.substring(1, v.length() - 1) + "]";
     }
 }

@@ -1,6 +1,8 @@
 package org.subgraphexport.client;
 
 import java.util.Map;
+import org.subgraphexport.client.internal.PropertyMap;
+import org.subgraphexport.client.internal.Values;
 
 /**
  * A relationship.
@@ -12,15 +14,15 @@ import java.util.Map;
  * @param properties properties in stream order (unmodifiable); equality, hash code and string form compare
  *                   arrays by content
  */
-public record Relationship(String id, String type, String start, String end, Map<String, Object> properties)
-        implements Record {
-    public Relationship {
+public record ExportRelationship(String id, String type, String start, String end, Map<String, Object> properties)
+        implements ExportRecord {
+    public ExportRelationship {
         properties = PropertyMap.copyOf(properties);  // no copy of a decoder's map: immutable already
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Relationship r && id.equals(r.id) && type.equals(r.type) && start.equals(r.start)
+        return o instanceof ExportRelationship r && id.equals(r.id) && type.equals(r.type) && start.equals(r.start)
                 && end.equals(r.end) && Values.propertiesEqual(properties, r.properties);
     }
 
@@ -32,7 +34,7 @@ public record Relationship(String id, String type, String start, String end, Map
 
     @Override
     public String toString() {
-        return "Relationship[id=" + id + ", type=" + type + ", start=" + start + ", end=" + end
+        return "ExportRelationship[id=" + id + ", type=" + type + ", start=" + start + ", end=" + end
                 + ", properties=" + Values.toString(properties) + "]";
     }
 }

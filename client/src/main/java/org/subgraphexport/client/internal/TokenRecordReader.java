@@ -1,4 +1,4 @@
-package org.subgraphexport.client;
+package org.subgraphexport.client.internal;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -20,6 +20,21 @@ import org.subgraphexport.wire.ValueSink.ArrayKind;
 import org.subgraphexport.wire.ValueSink.VectorKind;
 import org.subgraphexport.wire.Wire;
 import org.subgraphexport.wire.Wire.Json;
+import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.client.ExportHeader;
+import org.subgraphexport.client.ExportColumns;
+import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportRelationship;
+import org.subgraphexport.client.ExportRow;
+import org.subgraphexport.client.ExportEnd;
+import org.subgraphexport.client.NodeRef;
+import org.subgraphexport.client.RelationshipRef;
+import org.subgraphexport.client.PathValue;
+import org.subgraphexport.client.PointValue;
+import org.subgraphexport.client.DurationValue;
+import org.subgraphexport.client.VectorValue;
+import org.subgraphexport.client.ExportFailedException;
+import org.subgraphexport.client.CorruptStreamException;
 
 /**
  * Decodes the {@code json} and {@code bson} formats (see {@link Wire}) with one {@link JsonTokens} over the whole
@@ -29,7 +44,7 @@ import org.subgraphexport.wire.Wire.Json;
  * replaced it, with the same results). Row values nest at most {@link Wire#MAX_NESTING} lists and maps deep; the
  * JSON tokens' nesting limit and {@link BsonDocuments}' (BSON) stop anything deeper before it is parsed.
  */
-final class JacksonRecordReader extends AbstractRecordReader {
+final class TokenRecordReader extends AbstractRecordReader {
     /** JSON nesting the deepest valid row needs (lists and maps {@link Wire#MAX_NESTING} deep), with room. */
     static final int MAX_JSON_DEPTH = 2 * Wire.MAX_NESTING + 16;
 
@@ -50,20 +65,20 @@ final class JacksonRecordReader extends AbstractRecordReader {
     /** Name of the field whose value is the current token (parsers forget it on START_OBJECT/ARRAY). */
     private String field;
 
-    private JacksonRecordReader(Format format, Source source, JsonTokens json, BsonDocuments bson) {
+    private TokenRecordReader(Format format, Source source, JsonTokens json, BsonDocuments bson) {
         super(format, source);
         this.json = json;
         this.bson = bson;
         this.bsonTokens = bson == null ? null : new BsonTokens();
     }
 
-    static JacksonRecordReader json(Source source) {
-        return new JacksonRecordReader(Format.JSON, source, new JsonTokens(source, MAX_JSON_DEPTH, MAX_JSON_STRING),
+    static TokenRecordReader json(Source source) {
+        return new TokenRecordReader(Format.JSON, source, new JsonTokens(source, MAX_JSON_DEPTH, MAX_JSON_STRING),
                 null);
     }
 
-    static JacksonRecordReader bson(Source source) {
-        return new JacksonRecordReader(Format.BSON, source, null, new BsonDocuments(source));
+    static TokenRecordReader bson(Source source) {
+        return new TokenRecordReader(Format.BSON, source, null, new BsonDocuments(source));
     }
 
     // ---- records ------------------------------------------------------------------------------------------
@@ -98,12 +113,12 @@ final class JacksonRecordReader extends AbstractRecordReader {
     }
 
     @Override
-    Record readRecord() throws IOException {
+    ExportRecord readRecord() throws IOException {
         if (!nextRecord()) {
             throw truncated();
         }
         String kind = recordKind();
-        Record r;
+        ExportRecord r;
         switch (kind) {
             case Json.R_NODE -> {
                 String id = null;
@@ -117,7 +132,7 @@ final class JacksonRecordReader extends AbstractRecordReader {
                         default -> skipChildren();
                     }
                 }
-                r = new Node(required(id, Json.ID), required(labels, Json.LABELS),
+                r = new ExportNode(required(id, Json.ID), required(labels, Json.LABELS),
                         required(properties, Json.PROPERTIES));
             }
             case Json.R_RELATIONSHIP -> {
@@ -133,7 +148,7 @@ final class JacksonRecordReader extends AbstractRecordReader {
                         default -> skipChildren();
                     }
                 }
-                r = new Relationship(required(id, Json.ID), required(type, Json.TYPE), required(start, Json.START),
+                r = new ExportRelationship(required(id, Json.ID), required(type, Json.TYPE), required(start, Json.START),
                         required(end, Json.END), required(properties, Json.PROPERTIES));
             }
             case Json.R_COLUMNS -> {
@@ -145,7 +160,7 @@ final class JacksonRecordReader extends AbstractRecordReader {
                         skipChildren();
                     }
                 }
-                r = new Columns(required(names, Json.NAMES));
+                r = new ExportColumns(required(names, Json.NAMES));
             }
             case Json.R_ROW -> {
                 List<Object> values = null;
@@ -160,7 +175,7 @@ final class JacksonRecordReader extends AbstractRecordReader {
                         skipChildren();
                     }
                 }
-                r = new Row(required(values, Json.VALUES));
+                r = new ExportRow(required(values, Json.VALUES));
             }
             case Json.R_END -> {
                 long nodes = -1, relationships = -1, rows = -1;
@@ -381,7 +396,7 @@ final class JacksonRecordReader extends AbstractRecordReader {
         return value;
     }
 
-    private Path path() throws IOException {
+    private PathValue path() throws IOException {
         expect(JsonToken.START_OBJECT);
         List<String> nodes = null, relationships = null;
         while (nextField()) {
@@ -396,7 +411,7 @@ final class JacksonRecordReader extends AbstractRecordReader {
         if (nodes.size() != relationships.size() + 1) {
             throw corrupt("a path of " + nodes.size() + " nodes and " + relationships.size() + " relationships");
         }
-        return new Path(nodes, relationships);
+        return new PathValue(nodes, relationships);
     }
 
     private Object tagged() throws IOException {
@@ -522,8 +537,8 @@ final class JacksonRecordReader extends AbstractRecordReader {
             default -> {
                 Object[] a = switch (kind) {
                     case STRING -> new String[8];
-                    case POINT -> new Point[8];
-                    case DURATION -> new Duration[8];
+                    case POINT -> new PointValue[8];
+                    case DURATION -> new DurationValue[8];
                     case DATE -> new LocalDate[8];
                     case LOCAL_TIME -> new LocalTime[8];
                     case TIME -> new OffsetTime[8];
@@ -541,7 +556,7 @@ final class JacksonRecordReader extends AbstractRecordReader {
         }
     }
 
-    private Vector vector() throws IOException {
+    private VectorValue vector() throws IOException {
         expect(JsonToken.START_OBJECT);
         VectorKind kind = null;
         Object values = null;
@@ -581,10 +596,10 @@ final class JacksonRecordReader extends AbstractRecordReader {
                 default -> skipChildren();
             }
         }
-        return new Vector(required(kind, Json.KIND), required(values, Json.VALUES));
+        return new VectorValue(required(kind, Json.KIND), required(values, Json.VALUES));
     }
 
-    private Point point() throws IOException {
+    private PointValue point() throws IOException {
         expect(JsonToken.START_OBJECT);
         Integer srid = null;
         double[] coordinates = null;
@@ -598,15 +613,15 @@ final class JacksonRecordReader extends AbstractRecordReader {
         if (coordinates != null && coordinates.length != 2 && coordinates.length != 3) {
             throw corrupt("a point has 2 or 3 coordinates, not " + coordinates.length);
         }
-        return new Point(required(srid, Json.SRID), required(coordinates, Json.COORDINATES));
+        return new PointValue(required(srid, Json.SRID), required(coordinates, Json.COORDINATES));
     }
 
-    private Duration duration() throws IOException {
+    private DurationValue duration() throws IOException {
         long[] parts = (long[]) array(ArrayKind.LONG);
         if (parts.length != 4 || parts[3] != (int) parts[3]) {
             throw corrupt("a duration is [months, days, seconds, nanos], not " + Arrays.toString(parts));
         }
-        return new Duration(parts[0], parts[1], parts[2], (int) parts[3]);
+        return new DurationValue(parts[0], parts[1], parts[2], (int) parts[3]);
     }
 
     private UUID uuid() throws IOException {

@@ -1,4 +1,4 @@
-package org.subgraphexport.client;
+package org.subgraphexport.client.internal;
 
 import java.io.BufferedInputStream;
 import java.io.EOFException;

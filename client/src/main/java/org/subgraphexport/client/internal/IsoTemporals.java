@@ -1,4 +1,4 @@
-package org.subgraphexport.client;
+package org.subgraphexport.client.internal;
 
 import java.time.DateTimeException;
 import java.time.LocalDate;

@@ -1,4 +1,4 @@
-package org.subgraphexport.client;
+package org.subgraphexport.client.internal;
 
 import org.subgraphexport.encode.Encoders;
 import com.fasterxml.jackson.core.JsonFactory;
@@ -49,6 +49,13 @@ import org.subgraphexport.encode.RowsFixture;
 import org.subgraphexport.wire.TokenNames;
 import org.subgraphexport.wire.ValueSink.VectorKind;
 import org.subgraphexport.wire.Wire;
+import org.subgraphexport.client.Subgraph;
+import org.subgraphexport.client.CorruptStreamException;
+import org.subgraphexport.client.PointValue;
+import org.subgraphexport.client.DurationValue;
+import org.subgraphexport.client.VectorValue;
+import org.subgraphexport.client.Streams;
+import org.subgraphexport.client.DecoderFuzzTest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -56,7 +63,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * {@link JsonTokens} against the parser it replaced, Jackson's {@link JsonParser} configured as
- * {@link JacksonRecordReader} configured it before (commit 58bf9a9^), token for token over the same bytes: each
+ * {@link TokenRecordReader} configured it before (commit 58bf9a9^), token for token over the same bytes: each
  * token, the field name, the text of strings and numbers, numbers as the record reader reads them (number type,
  * long, the bits of the double or float), the bytes of base64 strings, and whether and after which token each one
  * fails (input ended, or corrupt). Every stream is read in each of three ways ({@link Plan}). On every valid stream,
@@ -70,12 +77,12 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@code DecoderFuzzTest}.
  */
 class JsonTokensTest {
-    /** As {@code JacksonRecordReader} had it before {@link JsonTokens}. */
+    /** As {@code TokenRecordReader} had it before {@link JsonTokens}. */
     private static final JsonFactory JACKSON = JsonFactory.builder()
             .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
             .streamReadConstraints(StreamReadConstraints.builder()
                     .maxStringLength((Wire.MAX_LENGTH / 3 + 1) * 4)
-                    .maxNestingDepth(JacksonRecordReader.MAX_JSON_DEPTH)
+                    .maxNestingDepth(TokenRecordReader.MAX_JSON_DEPTH)
                     .build())
             .build();
     private static final HexFormat HEX = HexFormat.of();
@@ -330,7 +337,7 @@ class JsonTokensTest {
 
     private static Trace trace(InputStream in, boolean jackson, Plan plan) {
         if (!jackson) {
-            JsonTokens t = new JsonTokens(in, JacksonRecordReader.MAX_JSON_DEPTH, JacksonRecordReader.MAX_JSON_STRING);
+            JsonTokens t = new JsonTokens(in, TokenRecordReader.MAX_JSON_DEPTH, TokenRecordReader.MAX_JSON_STRING);
             return trace(new Calls(t::nextToken, t::currentName, t::getText, t::getNumberType, t::getLongValue,
                     t::getDoubleValue, t::getFloatValue, t::getBinaryValue, () -> {
                         t.skipChildren();
@@ -611,8 +618,8 @@ class JsonTokensTest {
                 r.nextBytes(b);
                 yield b;
             }
-            case 12 -> new Point(4326, new double[] {r.nextDouble() * 180, r.nextDouble() * 90});
-            case 13 -> new Duration(r.nextLong(), r.nextInt(), r.nextLong(), r.nextInt(1_000_000_000));
+            case 12 -> new PointValue(4326, new double[] {r.nextDouble() * 180, r.nextDouble() * 90});
+            case 13 -> new DurationValue(r.nextLong(), r.nextInt(), r.nextLong(), r.nextInt(1_000_000_000));
             case 14 -> LocalDate.ofEpochDay(r.nextInt(2_000_000) - 1_000_000);
             case 15 -> LocalTime.ofNanoOfDay((r.nextLong() & Long.MAX_VALUE) % 86_400_000_000_000L);
             case 16 -> OffsetTime.of(LocalTime.ofSecondOfDay(r.nextInt(86_400)),
@@ -624,7 +631,7 @@ class JsonTokensTest {
             case 20 -> new long[] {r.nextLong(), -1, 0};
             case 21 -> new double[] {r.nextDouble(), Double.NaN, -0.0, Double.MIN_VALUE};
             case 22 -> new String[] {randomString(r, 5), "", randomString(r, 17)};
-            default -> new Vector(VectorKind.FLOAT32, new float[] {r.nextFloat(), Float.NaN});
+            default -> new VectorValue(VectorKind.FLOAT32, new float[] {r.nextFloat(), Float.NaN});
         };
     }
 

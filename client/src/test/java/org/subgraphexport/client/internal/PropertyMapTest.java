@@ -1,4 +1,4 @@
-package org.subgraphexport.client;
+package org.subgraphexport.client.internal;
 
 import java.util.AbstractMap;
 import java.util.ArrayList;
@@ -15,6 +15,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportRelationship;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -255,8 +257,8 @@ class PropertyMapTest {
         LinkedHashMap<String, Object> user = new LinkedHashMap<>();
         user.put("a", 1);
         List<String> labels = new ArrayList<>(List.of("L"));
-        Node node = new Node("n", labels, user);
-        Relationship rel = new Relationship("r", "T", "n", "n", user);
+        ExportNode node = new ExportNode("n", labels, user);
+        ExportRelationship rel = new ExportRelationship("r", "T", "n", "n", user);
         user.put("b", 2);
         labels.add("M");
         assertEquals(Map.of("a", 1), node.properties());
@@ -271,10 +273,10 @@ class PropertyMapTest {
         parts.clearLabels();
         parts.addLabel("L");
         List<String> decodedLabels = parts.labels();
-        Node n = new Node("n", decodedLabels, decoded);
+        ExportNode n = new ExportNode("n", decodedLabels, decoded);
         assertSame(decoded, n.properties());
         assertSame(decodedLabels, n.labels());
-        assertSame(decoded, new Relationship("r", "T", "n", "n", decoded).properties());
+        assertSame(decoded, new ExportRelationship("r", "T", "n", "n", decoded).properties());
         assertEquals(node, n);
         assertEquals(node.hashCode(), n.hashCode());
         assertEquals(node.toString(), n.toString());
@@ -332,7 +334,7 @@ class PropertyMapTest {
             List<String> two = labels(parts, labels.stream().map(String::new).toList());
             assertEquals(labels, one);
             assertSame(one, two);
-            assertSame(one, List.copyOf(one), "List.copyOf in Node keeps it");
+            assertSame(one, List.copyOf(one), "List.copyOf in ExportNode keeps it");
             assertThrows(UnsupportedOperationException.class, () -> one.add("X"));
         }
         assertEquals(List.of("B", "A"), labels(parts, List.of("B", "A")));

@@ -1,4 +1,4 @@
-package org.subgraphexport.client;
+package org.subgraphexport.client.internal;
 
 import java.io.Serial;
 import java.io.Serializable;
@@ -19,16 +19,18 @@ import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportRelationship;
 
 /**
- * The unmodifiable, insertion-ordered property map of a {@link Node} or {@link Relationship}: one array of values
+ * The unmodifiable, insertion-ordered property map of a {@link ExportNode} or {@link ExportRelationship}: one array of values
  * and a {@link Keys} shape (the key names, distinct, with a hash index when there are more than
  * {@link Keys#LINEAR}), which the decoders share between records with the same keys in the same order. Behaves as
  * {@code Collections.unmodifiableMap(new LinkedHashMap<>(...))} did: the full {@link Map} contract (equality and
  * hash code with any map, string form {@code {k=v, ...}}), null keys and values allowed, every mutator throws
  * {@link UnsupportedOperationException}, views are unmodifiable and in insertion order.
  */
-final class PropertyMap implements Map<String, Object>, Serializable {
+public final class PropertyMap implements Map<String, Object>, Serializable {
     @Serial
     private static final long serialVersionUID = 1L;
     static final PropertyMap EMPTY = new PropertyMap(Keys.EMPTY, new Object[0]);
@@ -49,7 +51,7 @@ final class PropertyMap implements Map<String, Object>, Serializable {
      * {@code map} itself if it is a {@code PropertyMap} (immutable already), else an insertion-ordered copy with the
      * semantics of {@code new LinkedHashMap<>(map)}.
      */
-    static PropertyMap copyOf(Map<String, Object> map) {
+    public static PropertyMap copyOf(Map<String, Object> map) {
         if (map instanceof PropertyMap p) {
             return p;
         }

@@ -2,6 +2,8 @@ package org.subgraphexport.client;
 
 import java.util.List;
 import java.util.Map;
+import org.subgraphexport.client.internal.PropertyMap;
+import org.subgraphexport.client.internal.Values;
 
 /**
  * A node.
@@ -9,17 +11,17 @@ import java.util.Map;
  * @param id         element id, e.g. {@code "4:3f1c...:17"}
  * @param labels     labels in stream order
  * @param properties properties in stream order (unmodifiable); values are the types listed in
- *                   {@link RecordReader}. Equality, hash code and string form compare arrays by content.
+ *                   {@link ExportReader}. Equality, hash code and string form compare arrays by content.
  */
-public record Node(String id, List<String> labels, Map<String, Object> properties) implements Record {
-    public Node {
+public record ExportNode(String id, List<String> labels, Map<String, Object> properties) implements ExportRecord {
+    public ExportNode {
         labels = List.copyOf(labels);  // no copy of a decoder's List.of list
         properties = PropertyMap.copyOf(properties);  // no copy of a decoder's map: immutable already
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Node n && id.equals(n.id) && labels.equals(n.labels)
+        return o instanceof ExportNode n && id.equals(n.id) && labels.equals(n.labels)
                 && Values.propertiesEqual(properties, n.properties);
     }
 
@@ -30,6 +32,6 @@ public record Node(String id, List<String> labels, Map<String, Object> propertie
 
     @Override
     public String toString() {
-        return "Node[id=" + id + ", labels=" + labels + ", properties=" + Values.toString(properties) + "]";
+        return "ExportNode[id=" + id + ", labels=" + labels + ", properties=" + Values.toString(properties) + "]";
     }
 }
