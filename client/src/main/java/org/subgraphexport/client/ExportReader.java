@@ -9,15 +9,18 @@ import org.subgraphexport.wire.Format;
  * Reads an export stream record by record, in any of the four formats, without holding more than one record.
  *
  * <pre>{@code
- * try (ExportReader reader = ExportReader.open(Format.KRYO_LZF, response.body())) {
+ * try (ExportReader reader = ExportReader.open(Format.KRYO_LZF, in)) {
  *     for (ExportRecord r; (r = reader.next()) != null; ) {
- *         switch (r) {
- *             case ExportNode n -> ...
- *             case ExportRelationship rel -> ...
- *             case ExportColumns c -> ...       // rows streams: right after the header
- *             case ExportRow row -> ...         // rows streams
- *             case ExportEnd end -> ...
- *             case ExportHeader h -> throw new AssertionError("header() has it");
+ *         if (r instanceof ExportNode n) {
+ *             ...
+ *         } else if (r instanceof ExportRelationship rel) {
+ *             ...
+ *         } else if (r instanceof ExportColumns c) {  // rows streams: right after the header
+ *             ...
+ *         } else if (r instanceof ExportRow row) {    // rows streams
+ *             ...
+ *         } else if (r instanceof ExportEnd end) {
+ *             ...
  *         }
  *     }
  * }

@@ -49,33 +49,31 @@ public record Subgraph(ExportHeader header, Map<String, ExportNode> nodes, Map<S
         List<ExportRow> rows = new ArrayList<>();
         while (true) {
             ExportRecord r = reader.next();
-            switch (r) {
-                case null -> throw new IllegalStateException("reader already consumed");
-                case ExportNode n -> {
-                    if (nodes.putIfAbsent(n.id(), n) != null) {
-                        throw new CorruptStreamException("node " + n.id() + " twice in the stream");
-                    }
+            if (r == null) {
+                throw new IllegalStateException("reader already consumed");
+            } else if (r instanceof ExportNode n) {
+                if (nodes.putIfAbsent(n.id(), n) != null) {
+                    throw new CorruptStreamException("node " + n.id() + " twice in the stream");
                 }
-                case ExportRelationship rel -> {
-                    if (!nodes.containsKey(rel.start()) || !nodes.containsKey(rel.end())) {
-                        throw new CorruptStreamException("relationship " + rel.id() + " before its end node "
-                                + (nodes.containsKey(rel.start()) ? rel.end() : rel.start()));
-                    }
-                    if (relationships.putIfAbsent(rel.id(), rel) != null) {
-                        throw new CorruptStreamException("relationship " + rel.id() + " twice in the stream");
-                    }
+            } else if (r instanceof ExportRelationship rel) {
+                if (!nodes.containsKey(rel.start()) || !nodes.containsKey(rel.end())) {
+                    throw new CorruptStreamException("relationship " + rel.id() + " before its end node "
+                            + (nodes.containsKey(rel.start()) ? rel.end() : rel.start()));
                 }
-                case ExportColumns c -> columns = c.names();
-                case ExportRow row -> {
-                    for (Object value : row.values()) {
-                        checkReferences(value, nodes, relationships, rows.size());
-                    }
-                    rows.add(row);
+                if (relationships.putIfAbsent(rel.id(), rel) != null) {
+                    throw new CorruptStreamException("relationship " + rel.id() + " twice in the stream");
                 }
-                case ExportEnd end -> {
-                    return new Subgraph(reader.header(), nodes, relationships, end, columns, rows);
+            } else if (r instanceof ExportColumns c) {
+                columns = c.names();
+            } else if (r instanceof ExportRow row) {
+                for (Object value : row.values()) {
+                    checkReferences(value, nodes, relationships, rows.size());
                 }
-                case ExportHeader h -> throw new CorruptStreamException("a second header record");
+                rows.add(row);
+            } else if (r instanceof ExportEnd end) {
+                return new Subgraph(reader.header(), nodes, relationships, end, columns, rows);
+            } else {  // ExportHeader: ExportRecord is sealed
+                throw new CorruptStreamException("a second header record");
             }
         }
     }
@@ -90,31 +88,31 @@ public record Subgraph(ExportHeader header, Map<String, ExportNode> nodes, Map<S
         ArrayDeque<Iterator<?>> pending = new ArrayDeque<>();
         Object next = value;
         while (true) {
-            switch (next) {
-                case NodeRef ref -> checkNode(ref.id(), nodes, row);
-                case RelationshipRef ref -> checkRelationship(ref.id(), relationships, row);
-                case PathValue path -> {
-                    for (String id : path.nodes()) {
-                        checkNode(id, nodes, row);
-                    }
-                    for (int i = 0; i < path.length(); i++) {
-                        String id = path.relationships().get(i);
-                        checkRelationship(id, relationships, row);
-                        ExportRelationship rel = relationships.get(id);
-                        String a = path.nodes().get(i), b = path.nodes().get(i + 1);
-                        if (!(rel.start().equals(a) && rel.end().equals(b))
-                                && !(rel.start().equals(b) && rel.end().equals(a))) {
-                            throw new CorruptStreamException("row " + row + " has a path whose relationship " + id
-                                    + " does not connect " + a + " and " + b);
-                        }
+            if (next instanceof NodeRef ref) {
+                checkNode(ref.id(), nodes, row);
+            } else if (next instanceof RelationshipRef ref) {
+                checkRelationship(ref.id(), relationships, row);
+            } else if (next instanceof PathValue path) {
+                for (String id : path.nodes()) {
+                    checkNode(id, nodes, row);
+                }
+                for (int i = 0; i < path.length(); i++) {
+                    String id = path.relationships().get(i);
+                    checkRelationship(id, relationships, row);
+                    ExportRelationship rel = relationships.get(id);
+                    String a = path.nodes().get(i), b = path.nodes().get(i + 1);
+                    if (!(rel.start().equals(a) && rel.end().equals(b))
+                            && !(rel.start().equals(b) && rel.end().equals(a))) {
+                        throw new CorruptStreamException("row " + row + " has a path whose relationship " + id
+                                + " does not connect " + a + " and " + b);
                     }
                 }
-                case List<?> list -> pending.push(list.iterator());
-                case Map<?, ?> map -> pending.push(map.values().iterator());
-                case null, default -> {
-                    // a scalar, an array or null: refers to nothing
-                }
+            } else if (next instanceof List<?> list) {
+                pending.push(list.iterator());
+            } else if (next instanceof Map<?, ?> map) {
+                pending.push(map.values().iterator());
             }
+            // anything else (a scalar, an array or null) refers to nothing
             while (!pending.isEmpty() && !pending.peek().hasNext()) {
                 pending.pop();
             }

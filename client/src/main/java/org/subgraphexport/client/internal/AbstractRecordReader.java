@@ -68,35 +68,33 @@ abstract class AbstractRecordReader implements ExportReader {
         }
         long before = records;
         ExportRecord r = guarded(false);
-        switch (r) {
-            case ExportNode n -> nodes++;
-            case ExportRelationship rel -> relationships++;
-            case ExportColumns c -> {
-                if (before != 1) {
-                    throw failure = corrupt("a columns record after " + before + " records, not right after the header");
-                }
-                columnCount = c.names().size();
+        if (r instanceof ExportNode) {
+            nodes++;
+        } else if (r instanceof ExportRelationship) {
+            relationships++;
+        } else if (r instanceof ExportColumns c) {
+            if (before != 1) {
+                throw failure = corrupt("a columns record after " + before + " records, not right after the header");
             }
-            case ExportRow row -> {
-                if (columnCount < 0) {
-                    throw failure = corrupt("a row record in a stream without columns");
-                }
-                if (row.values().size() != columnCount) {
-                    throw failure = corrupt("a row of " + row.values().size() + " values for " + columnCount
-                            + " columns");
-                }
-                rows++;
+            columnCount = c.names().size();
+        } else if (r instanceof ExportRow row) {
+            if (columnCount < 0) {
+                throw failure = corrupt("a row record in a stream without columns");
             }
-            case ExportEnd end -> {
-                done = true;
-                if (end.nodes() != nodes || end.relationships() != relationships || end.rows() != rows) {
-                    throw failure = new CorruptStreamException("end record counts " + end.nodes() + " nodes, "
-                            + end.relationships() + " relationships and " + end.rows() + " rows, but the stream had "
-                            + nodes + ", " + relationships + " and " + rows);
-                }
+            if (row.values().size() != columnCount) {
+                throw failure = corrupt("a row of " + row.values().size() + " values for " + columnCount
+                        + " columns");
             }
-            case ExportHeader h -> throw failure = new CorruptStreamException(
-                    "a second header record after " + records + " records");
+            rows++;
+        } else if (r instanceof ExportEnd end) {
+            done = true;
+            if (end.nodes() != nodes || end.relationships() != relationships || end.rows() != rows) {
+                throw failure = new CorruptStreamException("end record counts " + end.nodes() + " nodes, "
+                        + end.relationships() + " relationships and " + end.rows() + " rows, but the stream had "
+                        + nodes + ", " + relationships + " and " + rows);
+            }
+        } else {  // ExportHeader: ExportRecord is sealed
+            throw failure = new CorruptStreamException("a second header record after " + records + " records");
         }
         return r;
     }

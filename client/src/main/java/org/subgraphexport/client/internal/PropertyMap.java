@@ -397,7 +397,7 @@ public final class PropertyMap implements Map<String, Object>, Serializable {
                 }
                 return new Keys(names, null);
             }
-            HashMap<String, Integer> index = HashMap.newHashMap(n);
+            HashMap<String, Integer> index = new HashMap<>((int) Math.ceil(n / 0.75));  // HashMap.newHashMap(n), Java 19+
             for (int i = 0; i < n; i++) {
                 if (index.putIfAbsent(names[i], i) != null) {
                     return null;
