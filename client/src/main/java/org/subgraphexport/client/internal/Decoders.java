@@ -15,8 +15,8 @@ public final class Decoders {
     public static ExportReader open(Format format, InputStream in) throws IOException {
         Source source = new Source(in);
         AbstractRecordReader reader = switch (format) {
-            case JSON -> TokenRecordReader.json(source);
-            case BSON -> TokenRecordReader.bson(source);
+            case JSON -> new JsonRecordReader(source);
+            case BSON -> new BsonRecordReader(source);
             case KRYO -> new KryoRecordReader(format, source, source);
             case KRYO_LZF -> new KryoRecordReader(format, source,
                     new LZFInputStream(ChunkDecoderFactory.safeInstance(), source));

@@ -14,16 +14,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The tokens of a JSON stream read straight from its UTF-8 bytes, in the meaning of Jackson's {@link JsonParser}
- * (the subset of its API {@link TokenRecordReader} uses), for the {@code json} format. It replaces Jackson's
- * parser there because decoding strings through Jackson (UTF-8 to a char buffer, then a String) was most of the
- * JSON decoder's CPU: here an ASCII string without escapes that lies in the input buffer becomes a String with one
- * Latin-1 copy (found eight bytes at a time), and field names and short values (labels, types, enum-like values)
- * of up to 16 bytes come from small caches keyed by their bytes, seeded with the wire format's own strings so that
- * the decoder's {@code switch} statements match them by identity.
+ * The tokens of a JSON stream read straight from its UTF-8 bytes, in the meaning of Jackson's {@link JsonParser} (the
+ * subset of its API {@link TokenRecordReader} uses, through {@link JsonRecordReader}), for the {@code json} format. It
+ * replaces Jackson's parser there because decoding strings through Jackson (UTF-8 to a char buffer, then a String) was
+ * most of the JSON decoder's CPU: here an ASCII string without escapes that lies in the input buffer becomes a String
+ * with one Latin-1 copy (found eight bytes at a time), and field names and short values (labels, types, enum-like
+ * values) of up to 16 bytes come from small caches keyed by their bytes, seeded with the wire format's own strings so
+ * that the decoder's {@code switch} statements match them by identity.
  *
  * <p>It reads exactly RFC 8259 JSON, as Jackson's parser does with its default features, with the limits
- * {@link TokenRecordReader}'s Jackson configuration had: whitespace only space, tab, CR and LF; no comments, no
+ * the JSON decoder's Jackson configuration had: whitespace only space, tab, CR and LF; no comments, no
  * single quotes, no unquoted names, no leading zeros or {@code +}, no {@code NaN}; in strings only the standard
  * escapes (any four hex digits after <code>&#92;u</code>: in a string value a lone surrogate escape is a lone
  * surrogate char, in a field name surrogate escapes must pair, as with Jackson) and no raw control characters;

@@ -37,19 +37,16 @@ import org.subgraphexport.client.ExportFailedException;
 import org.subgraphexport.client.CorruptStreamException;
 
 /**
- * Decodes the {@code json} and {@code bson} formats (see {@link Wire}) with one {@link JsonTokens} over the whole
- * JSON array, or one {@link BsonTokens} over each BSON document in turn (each document read whole and checked by
- * {@link BsonDocuments} first, so no declared length inside it can exceed the bytes that arrived). Both give tokens
- * in the meaning of Jackson's {@link JsonParser} (JSON was read with Jackson's parser until {@link JsonTokens}
- * replaced it, with the same results). Row values nest at most {@link Wire#MAX_NESTING} lists and maps deep; the
- * JSON tokens' nesting limit and {@link BsonDocuments}' (BSON) stop anything deeper before it is parsed.
+ * What the {@code json} and {@code bson} decoders share: both formats carry the same record objects (see
+ * {@link Wire}), read here from tokens in the meaning of Jackson's {@link JsonParser}: {@link JsonRecordReader}
+ * gets them from one {@link JsonTokens} over the whole JSON array, {@link BsonRecordReader} from one
+ * {@link BsonTokens} over each BSON document in turn. The subclasses supply the tokens and the framing of records
+ * (the JSON array, one BSON document per record); everything about records and values is here, so both formats
+ * accept and reject the same record objects with the same messages. Row values nest at most
+ * {@link Wire#MAX_NESTING} lists and maps deep; the JSON tokens' nesting limit and {@link BsonDocuments}' (BSON)
+ * stop anything deeper before it is parsed.
  */
-final class TokenRecordReader extends AbstractRecordReader {
-    /** JSON nesting the deepest valid row needs (lists and maps {@link Wire#MAX_NESTING} deep), with room. */
-    static final int MAX_JSON_DEPTH = 2 * Wire.MAX_NESTING + 16;
-
-    /** Longest JSON string value, in chars: the base64 of the longest byte array. */
-    static final int MAX_JSON_STRING = (Wire.MAX_LENGTH / 3 + 1) * 4;
+abstract class TokenRecordReader extends AbstractRecordReader {
     private static final Map<String, ArrayKind> ARRAY_KINDS = new java.util.HashMap<>();
 
     static {
@@ -58,36 +55,19 @@ final class TokenRecordReader extends AbstractRecordReader {
         }
     }
 
-    private final JsonTokens json;  // null for BSON
-    private final BsonDocuments bson;  // null for JSON
-    private final BsonTokens bsonTokens;  // null for JSON
     private final RecordParts parts = new RecordParts();
     /** Name of the field whose value is the current token (parsers forget it on START_OBJECT/ARRAY). */
     private String field;
 
-    private TokenRecordReader(Format format, Source source, JsonTokens json, BsonDocuments bson) {
+    TokenRecordReader(Format format, Source source) {
         super(format, source);
-        this.json = json;
-        this.bson = bson;
-        this.bsonTokens = bson == null ? null : new BsonTokens();
-    }
-
-    static TokenRecordReader json(Source source) {
-        return new TokenRecordReader(Format.JSON, source, new JsonTokens(source, MAX_JSON_DEPTH, MAX_JSON_STRING),
-                null);
-    }
-
-    static TokenRecordReader bson(Source source) {
-        return new TokenRecordReader(Format.BSON, source, null, new BsonDocuments(source));
     }
 
     // ---- records ------------------------------------------------------------------------------------------
 
     @Override
     ExportHeader readHeader() throws IOException {
-        if (bson == null && nextToken() != JsonToken.START_ARRAY) {
-            throw corrupt("a JSON export is an array, but it starts with " + currentToken());
-        }
+        startStream();
         if (!nextRecord()) {
             throw truncated();
         }
@@ -219,58 +199,12 @@ final class TokenRecordReader extends AbstractRecordReader {
         return r;
     }
 
-    /** Positions the parser on the START_OBJECT of the next record; false at the end of the records. */
-    private boolean nextRecord() throws IOException {
-        if (bson != null) {
-            byte[] document = bson.next();
-            if (document == null) {
-                return false;
-            }
-            bsonTokens.reset(document, bson.length());
-        }
-        JsonToken t = nextToken();
-        if (t == JsonToken.START_OBJECT) {
-            return true;
-        }
-        if (t == null || (bson == null && t == JsonToken.END_ARRAY)) {
-            return false;
-        }
-        throw corrupt("a record is an object, not " + t);
-    }
-
     /** Reads the {@code record} field, which comes first. */
     private String recordKind() throws IOException {
         if (!nextField() || !Json.RECORD.equals(field)) {
             throw corrupt("a record object starts with the field '" + Json.RECORD + "'");
         }
         return text();
-    }
-
-    /** After a record's END_OBJECT: a BSON document must be over. */
-    private void endRecord() throws IOException {
-        if (bson != null) {
-            JsonToken t = nextToken();
-            if (t != null) {
-                throw corrupt("a BSON document holds more than one record object");
-            }
-        }
-    }
-
-    /** After the closing record: the JSON array ends, then the input; BSON input ends. */
-    private void expectEnd() throws IOException {
-        if (bson != null) {
-            if (bson.next() != null) {
-                throw corrupt("documents after the closing record");
-            }
-        } else {
-            JsonToken t = nextToken();
-            if (t != JsonToken.END_ARRAY) {
-                throw t == null ? truncated() : corrupt("records after the closing record");
-            }
-            if (nextToken() != null) {
-                throw corrupt("content after the end of the array");
-            }
-        }
     }
 
     /** Advances to the next field name of the current object (true), or its END_OBJECT (false). */
@@ -715,61 +649,44 @@ final class TokenRecordReader extends AbstractRecordReader {
         }
     }
 
-    // ---- the parser ---------------------------------------------------------------------------------------
-    // JsonTokens for JSON, BsonTokens for BSON, in Jackson's JsonParser's meaning. A branch here rather than an
-    // interface with two implementations (when JSON was read with Jackson's JsonParser, a wrapper object in between
-    // cost it 2-3%).
+    // ---- what the subclasses supply: framing, and tokens in Jackson's JsonParser's meaning -------------------
+
+    /** Before the first record: JSON reads the array's START_ARRAY; BSON has nothing to read. */
+    abstract void startStream() throws IOException;
+
+    /** Positions the tokens on the START_OBJECT of the next record; false at the end of the records. */
+    abstract boolean nextRecord() throws IOException;
+
+    /** After a record's END_OBJECT: a BSON document must be over; nothing for JSON. */
+    abstract void endRecord() throws IOException;
+
+    /** After the closing record: the JSON array ends, then the input; BSON input ends. */
+    abstract void expectEnd() throws IOException;
 
     /** The next token, or null at the end of the input. */
-    private JsonToken nextToken() throws IOException {
-        return json != null ? json.nextToken() : bsonTokens.nextToken();
-    }
+    abstract JsonToken nextToken() throws IOException;
 
-    private JsonToken currentToken() {
-        return json != null ? json.currentToken() : bsonTokens.currentToken();
-    }
+    abstract JsonToken currentToken();
 
     /** The field name, on a FIELD_NAME token. */
-    private String currentName() throws IOException {
-        return json != null ? json.currentName() : bsonTokens.currentName();
-    }
+    abstract String currentName() throws IOException;
 
     /** On START_OBJECT or START_ARRAY: moves to the matching end token; else nothing. */
-    private void skipChildren() throws IOException {
-        if (json != null) {
-            json.skipChildren();
-        } else {
-            bsonTokens.skipChildren();
-        }
-    }
+    abstract void skipChildren() throws IOException;
 
-    private String getText() throws IOException {
-        return json != null ? json.getText() : bsonTokens.getText();
-    }
+    abstract String getText() throws IOException;
 
-    private JsonParser.NumberType getNumberType() throws IOException {
-        return json != null ? json.getNumberType() : bsonTokens.getNumberType();
-    }
+    abstract JsonParser.NumberType getNumberType() throws IOException;
 
-    private long getLongValue() throws IOException {
-        return json != null ? json.getLongValue() : bsonTokens.getLongValue();
-    }
+    abstract long getLongValue() throws IOException;
 
-    private double getDoubleValue() throws IOException {
-        return json != null ? json.getDoubleValue() : bsonTokens.getDoubleValue();
-    }
+    abstract double getDoubleValue() throws IOException;
 
-    private float getFloatValue() throws IOException {
-        return json != null ? json.getFloatValue() : bsonTokens.getFloatValue();
-    }
+    abstract float getFloatValue() throws IOException;
 
     /** BSON binary: its bytes, on a VALUE_EMBEDDED_OBJECT token. */
-    private Object getEmbeddedObject() throws IOException {
-        return json != null ? json.getEmbeddedObject() : bsonTokens.getEmbeddedObject();
-    }
+    abstract Object getEmbeddedObject() throws IOException;
 
     /** JSON: the base64 bytes of a VALUE_STRING; BSON: the bytes of a binary. */
-    private byte[] getBinaryValue() throws IOException {
-        return json != null ? json.getBinaryValue() : bsonTokens.getBinaryValue();
-    }
+    abstract byte[] getBinaryValue() throws IOException;
 }

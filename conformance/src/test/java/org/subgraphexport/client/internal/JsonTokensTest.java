@@ -62,14 +62,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * {@link JsonTokens} against the parser it replaced, Jackson's {@link JsonParser} configured as
- * {@link TokenRecordReader} configured it before (commit 58bf9a9^), token for token over the same bytes: each
- * token, the field name, the text of strings and numbers, numbers as the record reader reads them (number type,
- * long, the bits of the double or float), the bytes of base64 strings, and whether and after which token each one
- * fails (input ended, or corrupt). Every stream is read in each of three ways ({@link Plan}). On every valid stream,
- * written by the writer or reformatted (whitespace, escapes), both give the same tokens; on hostile bytes the same
- * tokens and failure, except that the new reader may fail earlier, as corrupt, on bytes that are not strictly valid,
- * and only there: malformed UTF-8 that Jackson took (overlong forms, code points above U+10FFFF), raw control
+ * {@link JsonTokens} against the parser it replaced, Jackson's {@link JsonParser} configured as the JSON decoder
+ * ({@link JsonRecordReader}, then JacksonRecordReader) configured it before (commit 58bf9a9^), token for token over the
+ * same bytes: each token, the field name, the text of strings and numbers, numbers as the record reader reads them
+ * (number type, long, the bits of the double or float), the bytes of base64 strings, and whether and after which token
+ * each one fails (input ended, or corrupt). Every stream is read in each of three ways ({@link Plan}). On every valid
+ * stream, written by the writer or reformatted (whitespace, escapes), both give the same tokens; on hostile bytes the
+ * same tokens and failure, except that the new reader may fail earlier, as corrupt, on bytes that are not strictly
+ * valid, and only there: malformed UTF-8 that Jackson took (overlong forms, code points above U+10FFFF), raw control
  * characters inside a base64 string, input in UTF-16 or UTF-32 (docs/hostile-input.md).
  *
  * <p>That the record code builds the right records from these tokens is checked end to end here on the golden files
@@ -77,12 +77,12 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@code DecoderFuzzTest}.
  */
 class JsonTokensTest {
-    /** As {@code TokenRecordReader} had it before {@link JsonTokens}. */
+    /** As {@code JacksonRecordReader} had it before {@link JsonTokens}. */
     private static final JsonFactory JACKSON = JsonFactory.builder()
             .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
             .streamReadConstraints(StreamReadConstraints.builder()
                     .maxStringLength((Wire.MAX_LENGTH / 3 + 1) * 4)
-                    .maxNestingDepth(TokenRecordReader.MAX_JSON_DEPTH)
+                    .maxNestingDepth(JsonRecordReader.MAX_JSON_DEPTH)
                     .build())
             .build();
     private static final HexFormat HEX = HexFormat.of();
@@ -337,7 +337,7 @@ class JsonTokensTest {
 
     private static Trace trace(InputStream in, boolean jackson, Plan plan) {
         if (!jackson) {
-            JsonTokens t = new JsonTokens(in, TokenRecordReader.MAX_JSON_DEPTH, TokenRecordReader.MAX_JSON_STRING);
+            JsonTokens t = new JsonTokens(in, JsonRecordReader.MAX_JSON_DEPTH, JsonRecordReader.MAX_JSON_STRING);
             return trace(new Calls(t::nextToken, t::currentName, t::getText, t::getNumberType, t::getLongValue,
                     t::getDoubleValue, t::getFloatValue, t::getBinaryValue, () -> {
                         t.skipChildren();

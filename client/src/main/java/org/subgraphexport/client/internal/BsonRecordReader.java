@@ -1,0 +1,113 @@
+package org.subgraphexport.client.internal;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import org.subgraphexport.wire.Format;
+
+/**
+ * Decodes the {@code bson} format: one BSON document per record, concatenated. {@link BsonDocuments} reads each
+ * document whole and checks its structure first (so no declared length inside it can exceed the bytes that
+ * arrived), then one {@link BsonTokens}, reused, gives its tokens.
+ */
+final class BsonRecordReader extends TokenRecordReader {
+    private final BsonDocuments documents;
+    private final BsonTokens tokens = new BsonTokens();
+
+    BsonRecordReader(Source source) {
+        super(Format.BSON, source);
+        this.documents = new BsonDocuments(source);
+    }
+
+    @Override
+    void startStream() {
+        // no outer array: the first document is the header
+    }
+
+    @Override
+    boolean nextRecord() throws IOException {
+        byte[] document = documents.next();
+        if (document == null) {
+            return false;
+        }
+        tokens.reset(document, documents.length());
+        JsonToken t = tokens.nextToken();
+        if (t == JsonToken.START_OBJECT) {
+            return true;
+        }
+        if (t == null) {
+            return false;
+        }
+        throw corrupt("a record is an object, not " + t);
+    }
+
+    @Override
+    void endRecord() throws IOException {
+        JsonToken t = tokens.nextToken();
+        if (t != null) {
+            throw corrupt("a BSON document holds more than one record object");
+        }
+    }
+
+    @Override
+    void expectEnd() throws IOException {
+        if (documents.next() != null) {
+            throw corrupt("documents after the closing record");
+        }
+    }
+
+    @Override
+    JsonToken nextToken() throws IOException {
+        return tokens.nextToken();
+    }
+
+    @Override
+    JsonToken currentToken() {
+        return tokens.currentToken();
+    }
+
+    @Override
+    String currentName() {
+        return tokens.currentName();
+    }
+
+    @Override
+    void skipChildren() throws IOException {
+        tokens.skipChildren();
+    }
+
+    @Override
+    String getText() {
+        return tokens.getText();
+    }
+
+    @Override
+    JsonParser.NumberType getNumberType() {
+        return tokens.getNumberType();
+    }
+
+    @Override
+    long getLongValue() throws IOException {
+        return tokens.getLongValue();
+    }
+
+    @Override
+    double getDoubleValue() throws IOException {
+        return tokens.getDoubleValue();
+    }
+
+    @Override
+    float getFloatValue() throws IOException {
+        return tokens.getFloatValue();
+    }
+
+    @Override
+    Object getEmbeddedObject() {
+        return tokens.getEmbeddedObject();
+    }
+
+    @Override
+    byte[] getBinaryValue() throws IOException {
+        return tokens.getBinaryValue();
+    }
+}

@@ -1,0 +1,116 @@
+package org.subgraphexport.client.internal;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.Wire;
+
+/**
+ * Decodes the {@code json} format: one JSON array of record objects, read by one {@link JsonTokens} (the project's
+ * own strict RFC 8259 tokenizer, no Jackson parser) over the whole stream.
+ */
+final class JsonRecordReader extends TokenRecordReader {
+    /** JSON nesting the deepest valid row needs (lists and maps {@link Wire#MAX_NESTING} deep), with room. */
+    static final int MAX_JSON_DEPTH = 2 * Wire.MAX_NESTING + 16;
+
+    /** Longest JSON string value, in chars: the base64 of the longest byte array. */
+    static final int MAX_JSON_STRING = (Wire.MAX_LENGTH / 3 + 1) * 4;
+
+    private final JsonTokens tokens;
+
+    JsonRecordReader(Source source) {
+        super(Format.JSON, source);
+        this.tokens = new JsonTokens(source, MAX_JSON_DEPTH, MAX_JSON_STRING);
+    }
+
+    @Override
+    void startStream() throws IOException {
+        if (tokens.nextToken() != JsonToken.START_ARRAY) {
+            throw corrupt("a JSON export is an array, but it starts with " + tokens.currentToken());
+        }
+    }
+
+    @Override
+    boolean nextRecord() throws IOException {
+        JsonToken t = tokens.nextToken();
+        if (t == JsonToken.START_OBJECT) {
+            return true;
+        }
+        if (t == null || t == JsonToken.END_ARRAY) {
+            return false;
+        }
+        throw corrupt("a record is an object, not " + t);
+    }
+
+    @Override
+    void endRecord() {
+        // records are array elements: nothing ends with them
+    }
+
+    @Override
+    void expectEnd() throws IOException {
+        JsonToken t = tokens.nextToken();
+        if (t != JsonToken.END_ARRAY) {
+            throw t == null ? truncated() : corrupt("records after the closing record");
+        }
+        if (tokens.nextToken() != null) {
+            throw corrupt("content after the end of the array");
+        }
+    }
+
+    @Override
+    JsonToken nextToken() throws IOException {
+        return tokens.nextToken();
+    }
+
+    @Override
+    JsonToken currentToken() {
+        return tokens.currentToken();
+    }
+
+    @Override
+    String currentName() {
+        return tokens.currentName();
+    }
+
+    @Override
+    void skipChildren() throws IOException {
+        tokens.skipChildren();
+    }
+
+    @Override
+    String getText() throws IOException {
+        return tokens.getText();
+    }
+
+    @Override
+    JsonParser.NumberType getNumberType() {
+        return tokens.getNumberType();
+    }
+
+    @Override
+    long getLongValue() throws IOException {
+        return tokens.getLongValue();
+    }
+
+    @Override
+    double getDoubleValue() throws IOException {
+        return tokens.getDoubleValue();
+    }
+
+    @Override
+    float getFloatValue() throws IOException {
+        return tokens.getFloatValue();
+    }
+
+    @Override
+    Object getEmbeddedObject() {
+        return tokens.getEmbeddedObject();
+    }
+
+    @Override
+    byte[] getBinaryValue() throws IOException {
+        return tokens.getBinaryValue();
+    }
+}
