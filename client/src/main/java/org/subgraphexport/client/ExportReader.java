@@ -2,6 +2,7 @@ package org.subgraphexport.client;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.http.HttpResponse;
 import org.subgraphexport.client.internal.Decoders;
 import org.subgraphexport.wire.Format;
 
@@ -9,17 +10,20 @@ import org.subgraphexport.wire.Format;
  * Reads an export stream record by record, in any of the four formats, without holding more than one record.
  *
  * <pre>{@code
- * try (ExportReader reader = ExportReader.open(Format.KRYO_LZF, in)) {
+ * HttpResponse<InputStream> response = HttpClient.newHttpClient().send(
+ *         HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofInputStream());
+ * try (ExportReader reader = ExportReader.open(response)) {   // or open(inputStream), open(Format, inputStream)
+ *     ExportHeader header = reader.header();                   // database, root
  *     for (ExportRecord r; (r = reader.next()) != null; ) {
  *         if (r instanceof ExportNode n) {
- *             ...
+ *             ...                                              // n.id(), n.labels(), n.properties()
  *         } else if (r instanceof ExportRelationship rel) {
+ *             ...                                              // rel.type(), rel.start(), rel.end(), ...
+ *         } else if (r instanceof ExportColumns c) {           // rows streams: right after the header
  *             ...
- *         } else if (r instanceof ExportColumns c) {  // rows streams: right after the header
+ *         } else if (r instanceof ExportRow row) {             // rows streams
  *             ...
- *         } else if (r instanceof ExportRow row) {    // rows streams
- *             ...
- *         } else if (r instanceof ExportEnd end) {
+ *         } else if (r instanceof ExportEnd end) {             // the last record: end.truncated()
  *             ...
  *         }
  *     }
@@ -41,11 +45,13 @@ import org.subgraphexport.wire.Format;
  * recursively: the deepest allowed rows need about 50 KB of thread stack (the JVM's default is 1 MB); with less,
  * such a row fails with {@link CorruptStreamException}, never a {@code StackOverflowError}.
  *
- * <p>Errors: the server's error record raises {@link ExportFailedException} after the records before it were
- * returned: every complete record the server wrote (a record it was writing when it failed is not in the stream at
- * all). Bytes that are not a valid stream (truncated, garbage, lengths beyond limits) raise
- * {@link CorruptStreamException}; an {@code IOException} of the input stream itself passes unchanged. After an
- * exception, {@code next()} throws it again. Not thread-safe.
+ * <p>Errors: a response with a status other than 2xx raises {@link ExportRequestException} (status, the server's
+ * code and message) from {@link #open(HttpResponse)}. The server's error record raises
+ * {@link ExportFailedException} after the records before it were returned: every complete record the server wrote
+ * (a record it was writing when it failed is not in the stream at all). Bytes that are not a valid stream
+ * (truncated, garbage, lengths beyond limits, no format detected) raise {@link CorruptStreamException}; an
+ * {@code IOException} of the input stream itself passes unchanged. After an exception, {@code next()} throws it
+ * again. Not thread-safe.
  */
 public interface ExportReader extends AutoCloseable {
     /** The stream's header record, read when the reader was opened. */
@@ -64,11 +70,40 @@ public interface ExportReader extends AutoCloseable {
     @Override
     void close() throws IOException;
 
+    /** The stream's format: given to {@code open}, taken from the Content-Type, or detected. */
+    Format format();
+
     /**
-     * Opens a reader over {@code in} and reads the header. The reader owns {@code in} and closes it on
-     * {@link #close} (or here, if the header cannot be read). Buffers internally: {@code in} need not be buffered.
+     * Opens a reader over {@code in}, a stream in {@code format}, and reads the header. The reader owns {@code in}
+     * and closes it on {@link #close} (or here, if the header cannot be read). Buffers internally: {@code in} need
+     * not be buffered.
      */
     static ExportReader open(Format format, InputStream in) throws IOException {
         return Decoders.open(format, in);
+    }
+
+    /**
+     * Opens a reader over {@code in}, detecting its format from the first bytes, and reads the header: {@code kryo}
+     * starts with the magic {@code 'S' 'G' 'X'}, {@code kryo-lzf} with an LZF chunk's {@code 'Z' 'V'}, {@code json}
+     * with {@code '['} (after an optional UTF-8 byte order mark and whitespace), {@code bson} with a document whose
+     * first element is the string field {@code "record"}. As {@link #open(Format, InputStream)} otherwise.
+     *
+     * @throws CorruptStreamException if the stream is empty or starts like none of the formats
+     */
+    static ExportReader open(InputStream in) throws IOException {
+        return Decoders.open(in);
+    }
+
+    /**
+     * Opens a reader over the body of an export endpoint's response (from {@code java.net.http.HttpClient} with
+     * {@code BodyHandlers.ofInputStream()}) and reads the header. The format is the one whose media type the
+     * {@code Content-Type} header names ({@link Format#mediaType}), else detected as by {@link #open(InputStream)}.
+     * The reader owns the body and closes it on {@link #close}.
+     *
+     * @throws ExportRequestException if the status is not 2xx: the export was refused before streaming (the body
+     *                                is read for the server's code and message, then closed)
+     */
+    static ExportReader open(HttpResponse<InputStream> response) throws IOException {
+        return Decoders.open(response);
     }
 }

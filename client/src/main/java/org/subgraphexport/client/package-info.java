@@ -1,9 +1,27 @@
 /**
- * Public API: decoders for the export streams, no Neo4j. {@link org.subgraphexport.client.ExportReader} reads a
- * stream in any {@link org.subgraphexport.wire.Format} record by record into the
- * {@link org.subgraphexport.client.ExportRecord} model (graph streams, and the Cypher endpoint's rows streams with
- * {@link org.subgraphexport.client.ExportColumns} and {@link org.subgraphexport.client.ExportRow} records);
- * {@link org.subgraphexport.client.Subgraph} collects a small one.
- * Depends on jackson-core (json) and compress-lzf (kryo-lzf); not on Kryo, nor on any BSON library.
+ * The API of the subgraph-export Java client: everything an application uses to read an export, on Java 17 and
+ * later.
+ *
+ * <p>{@link org.subgraphexport.client.ExportReader} opens a stream in any of the four formats (given, taken from
+ * an HTTP response's Content-Type, or detected from the first bytes) and returns it record by record as
+ * {@link org.subgraphexport.client.ExportRecord}s: the {@link org.subgraphexport.client.ExportHeader} (from
+ * {@code header()}), {@link org.subgraphexport.client.ExportNode}s and
+ * {@link org.subgraphexport.client.ExportRelationship}s, for the Cypher endpoint's rows streams an
+ * {@link org.subgraphexport.client.ExportColumns} record and {@link org.subgraphexport.client.ExportRow}s, then the
+ * {@link org.subgraphexport.client.ExportEnd}. Property and row values are JDK types plus
+ * {@link org.subgraphexport.client.PointValue}, {@link org.subgraphexport.client.DurationValue},
+ * {@link org.subgraphexport.client.VectorValue}, and in rows {@link org.subgraphexport.client.NodeRef},
+ * {@link org.subgraphexport.client.RelationshipRef} and {@link org.subgraphexport.client.PathValue}.
+ * {@link org.subgraphexport.client.Subgraph} collects a small export in memory. Failures:
+ * {@link org.subgraphexport.client.ExportRequestException} (the server refused the request),
+ * {@link org.subgraphexport.client.ExportFailedException} (the server's error record: the export failed while
+ * streaming), {@link org.subgraphexport.client.CorruptStreamException} (the bytes are not a valid stream).
+ *
+ * <p>Names are chosen to clash with nothing in {@code java.lang}, {@code java.util}, {@code java.time} or
+ * {@code java.nio.file}. {@code org.subgraphexport.client.internal} holds the decoders: not API.
+ *
+ * <p>Dependencies: jackson-core 2.x (the application provides it) and compress-lzf (inside the client jar,
+ * relocated), and the wire spec {@code org.subgraphexport.wire} (inside the jar too: {@code Format}); no Neo4j,
+ * no encoder, no Kryo library (the Kryo format is decoded by hand), no BSON library.
  */
 package org.subgraphexport.client;

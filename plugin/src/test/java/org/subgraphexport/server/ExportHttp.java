@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -31,6 +32,19 @@ final class ExportHttp {
         try {
             return HTTP.send(HttpRequest.newBuilder(base.resolve(pathAndQuery)).GET().build(),
                     HttpResponse.BodyHandlers.ofByteArray());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** GET, the body left as a stream (for {@code ExportReader.open(HttpResponse)}). */
+    HttpResponse<InputStream> getStream(String pathAndQuery) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(base.resolve(pathAndQuery)).GET().build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -2,10 +2,12 @@ package org.subgraphexport.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.subgraphexport.server.ExportHttp.params;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
@@ -24,7 +26,9 @@ import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
 import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRelationship;
+import org.subgraphexport.client.ExportRequestException;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
 
@@ -107,6 +111,26 @@ class TraverseEndpointTest {
         ExportNode s1 = g.nodes().get(fixture.id("s1"));
         assertEquals(List.of("Structure"), s1.labels());
         assertEquals(Map.of("name", "s1", "unit", "mm", "value", 1.5), s1.properties());
+    }
+
+    /** The client's open(HttpResponse): the format from the Content-Type, refusals as ExportRequestException. */
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void clientOpensTheHttpResponseItself(Format format) throws IOException {
+        Subgraph expected = http.traverse(format, params("root", fixture.id("root")));
+        HttpResponse<InputStream> ok = http.getStream(format.pathSegment() + "/traverse?"
+                + ExportHttp.query(params("root", fixture.id("root"))));
+        try (ExportReader reader = ExportReader.open(ok)) {
+            assertEquals(format, reader.format());
+            assertEquals(expected, Subgraph.read(reader));
+        }
+
+        HttpResponse<InputStream> missing = http.getStream(format.pathSegment() + "/traverse?"
+                + ExportHttp.query(params("label", "NoSuchLabel", "key", "id", "value", "1")));
+        ExportRequestException e = assertThrows(ExportRequestException.class, () -> ExportReader.open(missing));
+        assertEquals(404, e.status());
+        assertEquals(ApiError.ROOT_NOT_FOUND, e.code());
+        assertTrue(e.getMessage().contains("NoSuchLabel"), e.getMessage());
     }
 
     private static String describe(Object o) {

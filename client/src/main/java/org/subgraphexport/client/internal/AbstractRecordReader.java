@@ -39,7 +39,7 @@ abstract class AbstractRecordReader implements ExportReader {
         this.source = source;
     }
 
-    /** Reads the header; called once, by {@link ExportReader#open}. */
+    /** Reads the header; called once, by {@link Decoders}. */
     final void start() throws IOException {
         try {
             header = guarded(true);
@@ -51,6 +51,11 @@ abstract class AbstractRecordReader implements ExportReader {
             }
             throw e;
         }
+    }
+
+    @Override
+    public final Format format() {
+        return format;
     }
 
     @Override
