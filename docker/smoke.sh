@@ -10,7 +10,7 @@
 # The parameters are the traverse endpoint's (root, label, key, value, expand, attach, maxDepth, limit, db);
 # they are URL-encoded here.
 #
-# Needs: curl, and Java 21+ ($JAVA_HOME/bin/java, else java on the PATH). Nothing is compiled: SmokeDecode.java
+# Needs: curl, and Java 17+ ($JAVA_HOME/bin/java, else java on the PATH). Nothing is compiled: SmokeDecode.java
 # runs as a single source file against
 #   CLIENT_JAR        default: the newest client/target/subgraph-export-client-*.jar of this repository (build it with
 #                     scripts/test or mvn -DskipTests package)
@@ -51,9 +51,9 @@ fi
 command -v curl >/dev/null || die "curl is not on the PATH"
 java="java"
 [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ] && java="$JAVA_HOME/bin/java"
-command -v "$java" >/dev/null || die "no java: set JAVA_HOME to a JDK 21+"
+command -v "$java" >/dev/null || die "no java: set JAVA_HOME to a JDK 17+"
 java_version="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p' | head -n 1)"
-[ "${java_version%%.*}" -ge 21 ] 2>/dev/null || die "$java is Java ${java_version:-?}; the client needs 21+ (set JAVA_HOME)"
+[ "${java_version%%.*}" -ge 17 ] 2>/dev/null || die "$java is Java ${java_version:-?}; the client needs 17+ (set JAVA_HOME)"
 
 client="${CLIENT_JAR:-}"
 if [ -z "$client" ]; then

@@ -6,14 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.ZoneId;
@@ -24,6 +31,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.AfterAll;
@@ -45,8 +55,9 @@ import org.subgraphexport.wire.Format;
 
 /**
  * The packaged plugin jar in a real Neo4j Community server (see {@link RealNeo4jServer}), authentication off:
- * every format of the traverse endpoint decoded by the client jar, the server's own Query API and Bolt still
- * working with the plugin on the classpath, and docker/smoke.sh and docker/healthcheck.sh against it.
+ * every format of the traverse endpoint decoded by the client jar, the README's client example compiled and run on
+ * Java 17, the server's own Query API and Bolt still working with the plugin on the classpath, and docker/smoke.sh
+ * and docker/healthcheck.sh against it.
  *
  * <p>The fixture is loaded through the Query API; element ids come back from it too, so nothing here depends on
  * how the server numbers entities.
@@ -167,6 +178,117 @@ class PluginInRealServerIT {
         assertEquals(ids.get("root"), g.header().root());
         assertEquals(ids("root", "a", "b", "s1"), g.nodes().keySet());
         assertEquals(ids("root>a", "root>b", "a>s1"), g.relationships().keySet());
+    }
+
+    /**
+     * The README's Java client example, as a user copies it: the first {@code ```java} block under "## The Java
+     * client" in README.md, compiled with a Java 17 javac against the client jar and jackson-core alone, run with
+     * Java 17's java against a kryo and a json traverse export of the fixture. Proves that the example compiles
+     * against the API as it is, that the client jar runs on Java 17, and what the example prints.
+     */
+    @Test
+    void readmeJavaClientExampleRunsOnJava17() throws Exception {
+        Path jdk17 = jdk17();
+        assumeTrue(jdk17 != null, "no JDK 17 under /usr/lib/jvm (a release file with JAVA_VERSION=\"17...\")");
+        Path dir = Files.createTempDirectory("readme-example");
+        try {
+            Path source = dir.resolve("ExportExample.java");
+            Files.writeString(source, readmeJavaBlock(RealNeo4jServer.ROOT_DIR.resolve("README.md"),
+                    "## The Java client"));
+            String classpath = RealNeo4jServer.CLIENT_JAR + File.pathSeparator + jacksonCoreJar();
+            Path classes = Files.createDirectories(dir.resolve("classes"));
+            run(List.of(jdk17.resolve("bin/javac").toString(), "-cp", classpath,
+                    "-d", classes.toString(), source.toString()));
+            String root = ids.get("root");
+            for (String format : List.of("kryo", "json")) {
+                String url = server.httpUri + "/extension/" + format + "/traverse?root="
+                        + URLEncoder.encode(root, StandardCharsets.UTF_8);
+                String out = run(List.of(jdk17.resolve("bin/java").toString(),
+                        "-cp", classes + File.pathSeparator + classpath, "ExportExample", url));
+                assertEquals("database neo4j, root " + root + "\n8 nodes, 9 relationships, truncated: false\n", out,
+                        format);
+            }
+        } finally {
+            RealNeo4jServer.deleteRecursively(dir);
+        }
+    }
+
+    /** The body of the first {@code ```java} fenced block after the line {@code heading}. */
+    static String readmeJavaBlock(Path readme, String heading) throws IOException {
+        List<String> lines = Files.readAllLines(readme, StandardCharsets.UTF_8);
+        int h = lines.indexOf(heading);
+        assertTrue(h >= 0, () -> readme + " has no line " + heading);
+        int start = -1;
+        for (int i = h + 1; i < lines.size() && start < 0; i++) {
+            if (lines.get(i).strip().equals("```java")) start = i + 1;
+            else if (lines.get(i).startsWith("## ")) break;
+        }
+        assertTrue(start > 0, () -> "no ```java block under " + heading + " in " + readme);
+        StringBuilder java = new StringBuilder();
+        for (int i = start; i < lines.size(); i++) {
+            if (lines.get(i).strip().equals("```")) return java.toString();
+            java.append(lines.get(i)).append('\n');
+        }
+        throw new AssertionError("the ```java block under " + heading + " in " + readme + " is not closed");
+    }
+
+    /**
+     * A JDK 17 under /usr/lib/jvm: a directory whose {@code release} file says {@code JAVA_VERSION="17...} and that
+     * has bin/javac and bin/java; null if there is none.
+     */
+    static Path jdk17() throws IOException {
+        Path jvms = Path.of("/usr/lib/jvm");
+        if (!Files.isDirectory(jvms)) return null;
+        List<Path> candidates;
+        try (Stream<Path> list = Files.list(jvms)) {
+            candidates = list.sorted().toList();
+        }
+        for (Path jdk : candidates) {
+            Path release = jdk.resolve("release");
+            if (!Files.isRegularFile(release) || !Files.isExecutable(jdk.resolve("bin/javac"))
+                    || !Files.isExecutable(jdk.resolve("bin/java"))) continue;
+            boolean is17 = Files.readAllLines(release, StandardCharsets.ISO_8859_1).stream()
+                    .anyMatch(l -> l.startsWith("JAVA_VERSION=\"17"));
+            if (is17) return jdk.toRealPath();
+        }
+        return null;
+    }
+
+    private static Path jacksonCoreJar() throws URISyntaxException {
+        return Path.of(JsonFactory.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    }
+
+    /** Runs {@code command}, asserts exit 0 within 120 s, returns its standard output. */
+    private static String run(List<String> command) throws IOException, InterruptedException {
+        Path err = Files.createTempFile("readme-example", ".err");
+        try {
+            Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
+            p.getOutputStream().close();
+            CompletableFuture<byte[]> stdout = CompletableFuture.supplyAsync(() -> {
+                try (InputStream in = p.getInputStream()) {
+                    return in.readAllBytes();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor();
+                throw new AssertionError("timed out after 120 s: " + command);
+            }
+            String out = new String(stdout.join(), StandardCharsets.UTF_8);
+            assertEquals(0, p.exitValue(), () -> command + "\nstdout:\n" + out + "stderr:\n" + readString(err));
+            return out;
+        } finally {
+            Files.deleteIfExists(err);
+        }
+    }
+
+    private static String readString(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return e.toString();
+        }
     }
 
     /** Also what the Docker healthcheck relies on: a lookup that matches nothing is the extension's own 404. */
