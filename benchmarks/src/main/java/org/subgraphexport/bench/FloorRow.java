@@ -6,7 +6,7 @@ import org.subgraphexport.wire.Format;
 /**
  * The wire floor: {@code GET /floor/bytes}, the exact bytes of the kryo traverse export held in memory and
  * streamed by a trivial JAX-RS resource in the same server. Raw: the client only reads the bytes (Jetty, Jersey,
- * loopback TCP, the HTTP client). Decoded: the client also decodes them with the project's RecordReader, so the
+ * loopback TCP, the HTTP client). Decoded: the client also decodes them with the project's ExportReader, so the
  * difference to the kryo traverse row is the time the server spends reading the graph and encoding it.
  */
 final class FloorRow implements Row {
@@ -24,7 +24,7 @@ final class FloorRow implements Row {
     @Override
     public String description() {
         return decode
-                ? "GET /floor/bytes: the kryo export's bytes from memory, decoded by RecordReader"
+                ? "GET /floor/bytes: the kryo export's bytes from memory, decoded by ExportReader"
                 : "GET /floor/bytes: the kryo export's bytes from memory, read and dropped";
     }
 

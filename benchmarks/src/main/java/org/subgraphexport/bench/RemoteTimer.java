@@ -8,7 +8,7 @@ import org.subgraphexport.wire.Format;
 /**
  * Times the kryo traverse export of a server running in another process (the scaling run of
  * {@code scripts/bench-scaling-remote}) with the end-to-end runner's own row ({@link ExportRow}, the kryo traverse
- * with {@code Cache-Control: no-cache, no-store}, decoded by {@code RecordReader} and counted), but with
+ * with {@code Cache-Control: no-cache, no-store}, decoded by {@code ExportReader} and counted), but with
  * client and server in separate JVMs, so that neither pays for the other's heap, GC or JIT. Warm-up runs go on for
  * at least the given seconds (and at least two runs); then the timed runs, back to back: the steady state of a
  * server in use. (Exports that start after the machine sat idle are slower: on 2026-11-23 a 10k-Object export took

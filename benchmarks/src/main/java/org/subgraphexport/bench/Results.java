@@ -73,8 +73,8 @@ final class Results {
                 alternatives (the ALT rows). *Counts*: nodes and relationships decoded (*walk only*: walked, as the \
                 server counted them), checked against the counts the generator recorded.
 
-                **Decoding.** Project rows: `RecordReader.open(format, httpInputStream)`, `next()` until the end record, \
-                counting (each record is a `Node`/`Relationship` with its id, labels or type and property map; nothing \
+                **Decoding.** Project rows: `ExportReader.open(format, httpInputStream)`, `next()` until the end record, \
+                counting (each record an `ExportNode`/`ExportRelationship`: id, labels or type, property map; nothing \
                 is collected). Bolt: the driver's `Result`, record by record (the driver has decoded every entity into \
                 its values). JSON and Jolt: Jackson's streaming parser, each entity decoded into id, labels/type and a \
                 property map of Java values (Jolt's typed values to Long, Double, java.time), counted and dropped.

@@ -34,7 +34,7 @@ public final class JmhReport {
         if (!serializer.isEmpty()) {
             md.append("## Serializers: the demo graph's traverse export, in memory\n\n");
             md.append("One operation = one whole stream (header, every node and relationship, end) written into a reused "
-                    + "in-memory buffer, or decoded from one by `RecordReader`. ± is JMH's 99.9% confidence half-width "
+                    + "in-memory buffer, or decoded from one by `ExportReader`. ± is JMH's 99.9% confidence half-width "
                     + "of the primary score.\n\n");
             md.append("| op | format | Objects | records/stream | streams/s | records/s | MB/s | bytes/record | "
                     + "alloc B/record |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");

@@ -3,8 +3,8 @@ package org.subgraphexport.client;
 import java.util.List;
 
 /**
- * A path in a {@link ExportRow} value: {@code nodes[0], relationships[0], nodes[1], ..., nodes[n]}, as element ids; one
- * node more than relationships (a path of length 0 is one node). Relationship {@code i} connects nodes {@code i}
+ * A path in an {@link ExportRow} value: {@code nodes[0], relationships[0], nodes[1], ..., nodes[n]}, as element ids;
+ * one node more than relationships (a path of length 0 is one node). Relationship {@code i} connects nodes {@code i}
  * and {@code i + 1}, in either direction. Every node and relationship came as a record earlier in the stream
  * ({@link Subgraph#read} checks that, and the connections).
  *

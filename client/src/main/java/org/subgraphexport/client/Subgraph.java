@@ -17,8 +17,8 @@ import java.util.Map;
  * @param columns column names of a rows stream; empty for a graph stream
  * @param rows    rows of a rows stream in stream order; empty for a graph stream
  */
-public record Subgraph(ExportHeader header, Map<String, ExportNode> nodes, Map<String, ExportRelationship> relationships,
-        ExportEnd end, List<String> columns, List<ExportRow> rows) {
+public record Subgraph(ExportHeader header, Map<String, ExportNode> nodes,
+        Map<String, ExportRelationship> relationships, ExportEnd end, List<String> columns, List<ExportRow> rows) {
 
     public Subgraph {
         nodes = Collections.unmodifiableMap(new LinkedHashMap<>(nodes));

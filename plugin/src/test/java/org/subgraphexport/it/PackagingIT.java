@@ -54,7 +54,7 @@ class PackagingIT {
     @Test
     void clientJarHasNoServerCode() throws IOException {
         List<String> classes = classes(RealNeo4jServer.CLIENT_JAR);
-        assertTrue(classes.contains("org/subgraphexport/client/RecordReader.class"));
+        assertTrue(classes.contains("org/subgraphexport/client/ExportReader.class"));
         assertEquals(List.of(), classes.stream().filter(c -> !c.startsWith("org/subgraphexport/client/")
                 && !c.startsWith("org/subgraphexport/wire/") && !c.startsWith("org/subgraphexport/shaded/lzf/")).toList());
     }

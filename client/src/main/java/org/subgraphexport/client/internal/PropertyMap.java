@@ -23,8 +23,8 @@ import org.subgraphexport.client.ExportNode;
 import org.subgraphexport.client.ExportRelationship;
 
 /**
- * The unmodifiable, insertion-ordered property map of a {@link ExportNode} or {@link ExportRelationship}: one array of values
- * and a {@link Keys} shape (the key names, distinct, with a hash index when there are more than
+ * The unmodifiable, insertion-ordered property map of an {@link ExportNode} or {@link ExportRelationship}: one array
+ * of values and a {@link Keys} shape (the key names, distinct, with a hash index when there are more than
  * {@link Keys#LINEAR}), which the decoders share between records with the same keys in the same order. Behaves as
  * {@code Collections.unmodifiableMap(new LinkedHashMap<>(...))} did: the full {@link Map} contract (equality and
  * hash code with any map, string form {@code {k=v, ...}}), null keys and values allowed, every mutator throws
@@ -397,7 +397,8 @@ public final class PropertyMap implements Map<String, Object>, Serializable {
                 }
                 return new Keys(names, null);
             }
-            HashMap<String, Integer> index = new HashMap<>((int) Math.ceil(n / 0.75));  // HashMap.newHashMap(n), Java 19+
+            // HashMap.newHashMap(n) (Java 19+) does this: room for n mappings without a resize
+            HashMap<String, Integer> index = new HashMap<>((int) Math.ceil(n / 0.75));
             for (int i = 0; i < n; i++) {
                 if (index.putIfAbsent(names[i], i) != null) {
                     return null;

@@ -15,26 +15,26 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.subgraphexport.client.CorruptStreamException;
+import org.subgraphexport.client.DurationValue;
+import org.subgraphexport.client.ExportColumns;
+import org.subgraphexport.client.ExportEnd;
+import org.subgraphexport.client.ExportFailedException;
+import org.subgraphexport.client.ExportHeader;
+import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.client.ExportRelationship;
+import org.subgraphexport.client.ExportRow;
+import org.subgraphexport.client.NodeRef;
+import org.subgraphexport.client.PathValue;
+import org.subgraphexport.client.PointValue;
+import org.subgraphexport.client.RelationshipRef;
+import org.subgraphexport.client.VectorValue;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.ValueSink.ArrayKind;
 import org.subgraphexport.wire.ValueSink.VectorKind;
 import org.subgraphexport.wire.Wire;
 import org.subgraphexport.wire.Wire.Json;
-import org.subgraphexport.client.ExportRecord;
-import org.subgraphexport.client.ExportHeader;
-import org.subgraphexport.client.ExportColumns;
-import org.subgraphexport.client.ExportNode;
-import org.subgraphexport.client.ExportRelationship;
-import org.subgraphexport.client.ExportRow;
-import org.subgraphexport.client.ExportEnd;
-import org.subgraphexport.client.NodeRef;
-import org.subgraphexport.client.RelationshipRef;
-import org.subgraphexport.client.PathValue;
-import org.subgraphexport.client.PointValue;
-import org.subgraphexport.client.DurationValue;
-import org.subgraphexport.client.VectorValue;
-import org.subgraphexport.client.ExportFailedException;
-import org.subgraphexport.client.CorruptStreamException;
 
 /**
  * What the {@code json} and {@code bson} decoders share: both formats carry the same record objects (see
@@ -128,8 +128,8 @@ abstract class TokenRecordReader extends AbstractRecordReader {
                         default -> skipChildren();
                     }
                 }
-                r = new ExportRelationship(required(id, Json.ID), required(type, Json.TYPE), required(start, Json.START),
-                        required(end, Json.END), required(properties, Json.PROPERTIES));
+                r = new ExportRelationship(required(id, Json.ID), required(type, Json.TYPE),
+                        required(start, Json.START), required(end, Json.END), required(properties, Json.PROPERTIES));
             }
             case Json.R_COLUMNS -> {
                 List<String> names = null;
