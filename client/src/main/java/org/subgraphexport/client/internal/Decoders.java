@@ -29,7 +29,6 @@ public final class Decoders {
     /** Most characters of a non-JSON error body kept as the exception's message. */
     static final int MAX_ERROR_TEXT = 1000;
 
-    private static final JsonFactory JSON = new JsonFactory();
     /** A BSON record document: int32 length, then element type 0x02 (string) named "record". */
     private static final byte[] BSON_FIRST_ELEMENT = bsonFirstElement();
 
@@ -180,7 +179,7 @@ public final class Decoders {
 
     /** {code, message} of a JSON error body (message "" if absent), or null if it is not one. */
     private static String[] codeAndMessage(byte[] body) {
-        try (JsonParser p = JSON.createParser(body)) {
+        try (JsonParser p = ErrorBodies.JSON.createParser(body)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return null;
             }
@@ -227,6 +226,11 @@ public final class Decoders {
         } else {
             p.skipChildren();
         }
+    }
+
+    /** Jackson's parser for error bodies, created on the first error response only. */
+    private static final class ErrorBodies {
+        static final JsonFactory JSON = new JsonFactory();
     }
 
     private static void closeAfter(Exception e, InputStream in) {
