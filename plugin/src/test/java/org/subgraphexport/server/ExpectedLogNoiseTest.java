@@ -40,11 +40,5 @@ class ExpectedLogNoiseTest {
         assertTrue(FILTER.isLoggable(record(Level.SEVERE, JERSEY, "no exception", null)));
         // A disconnect seen by anything but Jersey (the extension's own code, say) is not the container's report.
         assertTrue(FILTER.isLoggable(record(Level.SEVERE, "org.subgraphexport.server.ExportOutput", m, new EofException())));
-        assertTrue(FILTER.isLoggable(record(Level.WARNING, "org.neo4j.driver.internal.DriverFactory", "Unknown channel option 'SO_KEEPALIVE' for channel '[id: 0x1]' of type 'class io.netty.channel.socket.nio.NioSocketChannel'", null)));
-    }
-
-    @Test
-    void dropsTheDriversSocketOptionsWarningForInMemoryChannelsOnly() {
-        assertFalse(FILTER.isLoggable(record(Level.WARNING, "io.netty.bootstrap.Bootstrap", "Unknown channel option 'SO_KEEPALIVE' for channel '[id: 0x18719148]' of type 'class io.netty.channel.local.LocalChannel'", null)));
     }
 }
