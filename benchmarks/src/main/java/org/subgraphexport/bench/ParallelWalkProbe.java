@@ -23,7 +23,7 @@ import org.subgraphexport.wire.GraphWriter;
 import org.subgraphexport.read.StoreState;
 import org.subgraphexport.read.SubgraphWalker;
 import org.subgraphexport.read.WalkSpec;
-import org.subgraphexport.read.Walkers;
+import org.subgraphexport.read.TraverseExport;
 
 /**
  * Single-threaded against parallel walk, in-process, no HTTP: the walk into a writer that encodes nothing, and the
@@ -31,12 +31,10 @@ import org.subgraphexport.read.Walkers;
  * (one run of each per round) so that the noise of a shared machine hits them alike; prints every run and the medians.
  *
  * <pre>
- * mvn -o -q -DbuildDir=target-par test-compile dependency:build-classpath -Dmdep.outputFile=target-par/cp.txt
- * java -Xms4g -Xmx4g --add-opens=... -cp target-par/test-classes:target-par/classes:$(cat target-par/cp.txt) \
- *   org.subgraphexport.bench.ParallelWalkProbe [dataDir] [objects] [runs] [warmups] [variants] [modes]
+ * scripts/probe [dataDir] [objects] [runs] [warmups] [threads] [modes]
  * </pre>
- * {@code variants}: comma-separated {@code threads[/batchRecords[/minConcurrency]]}, default {@code 1,2} (batches of
- * 512, and the production minimum concurrency 1.3 below which a walk goes on single-threaded; 0 never does).
+ * The export is the production one ({@link TraverseExport#run}); {@code threads}: comma-separated read-thread counts
+ * ({@code server.subgraph_export.read_threads}), default {@code 1,2}.
  * {@code modes}: comma-separated {@code walk} (no output) or {@code walk+FORMAT} with a format's path segment;
  * default {@code walk,walk+kryo}. The demo graph is generated into {@code dataDir} (default {@code target-par/probe-db}) once
  * and reused; page cache 1 GiB.
@@ -84,10 +82,7 @@ public final class ParallelWalkProbe {
             List<Runnable> order = new ArrayList<>();
             for (String mode : modes) {
                 for (String v : variants) {
-                    String[] parts = v.split("/");
-                    int threads = Integer.parseInt(parts[0]);
-                    int batch = parts.length > 1 ? Integer.parseInt(parts[1]) : 512;
-                    double minConcurrency = parts.length > 2 ? Double.parseDouble(parts[2]) : 1.3;
+                    int threads = Integer.parseInt(v);
                     String name = mode + " threads=" + v;
                     long[] times = new long[runs];
                     long[] cpu = new long[runs];
@@ -104,8 +99,7 @@ public final class ParallelWalkProbe {
                         long cpu0 = OS.getProcessCpuTime();
                         long own0 = THREADS.getCurrentThreadCpuTime();
                         long alloc0 = THREADS.getCurrentThreadAllocatedBytes();
-                        long t = once(db, rootElementId, spec, threads, batch, minConcurrency, writer(mode), expectNodes,
-                                expectRels);
+                        long t = once(db, rootElementId, spec, threads, writer(mode), expectNodes, expectRels);
                         if (run[0] >= 0) {
                             times[run[0]] = t;
                             cpu[run[0]] = OS.getProcessCpuTime() - cpu0;
@@ -161,14 +155,14 @@ public final class ParallelWalkProbe {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
     }
 
-    private static long once(GraphDatabaseService db, String rootElementId, WalkSpec spec, int threads, int batch,
-            double minConcurrency, Function<OutputStream, GraphWriter> writer, long expectNodes, long expectRels) {
+    private static long once(GraphDatabaseService db, String rootElementId, WalkSpec spec, int threads,
+            Function<OutputStream, GraphWriter> writer, long expectNodes, long expectRels) {
         try (Transaction tx = db.beginTx()) {
             InternalTransaction itx = (InternalTransaction) tx;
             long rootId = itx.elementIdMapper().nodeId(rootElementId);
             GraphWriter out = writer.apply(OutputStream.nullOutputStream());
             long start = System.nanoTime();
-            SubgraphWalker.Result result = Walkers.export(itx, rootId, spec, threads, batch, minConcurrency, out);
+            SubgraphWalker.Result result = TraverseExport.run(itx, rootId, spec, threads, out);
             out.finish();
             long t = System.nanoTime() - start;
             if (result.nodes() != expectNodes || result.relationships() != expectRels) {

@@ -30,14 +30,6 @@ import org.subgraphexport.read.WalkSpec;
  * bytes, cached next to it, from which the serializer benchmark builds its in-memory records.
  */
 final class DemoData implements AutoCloseable {
-    /** JVM flags Neo4j needs (see PLATFORM.md), for every benchmark fork. */
-    static final String[] NEO4J_JVM_FLAGS = {
-        "-Xms4g", "-Xmx4g",
-        "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
-        "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-        "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"
-    };
-
     static final long SEED = DemoGraph.DEFAULT_SEED;
 
     final DatabaseManagementService dbms;

@@ -39,12 +39,8 @@ import org.subgraphexport.wire.Format;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 5)
 @Measurement(iterations = 5, time = 5)
-@Fork(value = 1, jvmArgsAppend = {
-    "-Xms4g", "-Xmx4g",
-    "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
-    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-    "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"
-})
+// Forks inherit the host JVM's flags: scripts/jmh starts it with Neo4j's (NEO4J_JVM_FLAGS of scripts/java-env.sh).
+@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
 @State(Scope.Benchmark)
 public class SerializerBenchmark {
     @Param({"json", "bson", "kryo", "kryo-lzf"})

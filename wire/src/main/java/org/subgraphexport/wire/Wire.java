@@ -10,7 +10,8 @@ package org.subgraphexport.wire;
  * (a code and a message: the export failed after streaming had started). Nothing follows the closing record.
  * A stream without a closing record is truncated, whatever the transport said. Format version: {@link #VERSION}.
  * Element ids are the database's element id strings: {@code nodeIdPrefix} or {@code relIdPrefix} followed by
- * the element's numeric id in decimal.
+ * the element's numeric id, a signed 64-bit integer, in signed decimal ({@code Long.toString}); Kryo carries the
+ * number itself as a varlong of its 64 bits (a negative id takes 9 bytes).
  *
  * <p><b>Error records</b> carry only whole records before them: a writer that fails in the middle of a record
  * drops that record (Kryo rewinds its buffer, which never hands an unfinished record to the target; JSON holds
@@ -123,18 +124,23 @@ package org.subgraphexport.wire;
  * fraction or exponent; BSON double) and a string. Every other value is a one-field object {@code {tag: payload}}:
  * {@code byte}, {@code short}, {@code int} a number (BSON int32); {@code float} a number or one of the strings
  * {@code "NaN"}, {@code "Infinity"}, {@code "-Infinity"}; {@code double} (non-finite doubles only) one of those
- * strings; {@code char} a one-character string; {@code bytes} base64 (BSON: binary subtype 0); {@code point}
+ * strings (in BSON too: a non-finite float or double is a BSON string wherever it stands, in arrays, vectors and
+ * point coordinates as well, never a BSON double); {@code char} a one-character string; {@code bytes} base64 (BSON: binary subtype 0); {@code point}
  * {@code {"srid":n,"coordinates":[x,y(,z)]}}; {@code duration} {@code [months,days,seconds,nanos]};
- * {@code date}, {@code localtime}, {@code time}, {@code localdatetime}, {@code datetime} ISO-8601 strings
- * ({@code ISO_LOCAL_DATE}, {@code ISO_LOCAL_TIME}, {@code ISO_OFFSET_TIME}, {@code ISO_LOCAL_DATE_TIME},
- * {@code ISO_ZONED_DATE_TIME}); {@code uuid} the canonical string; {@code vector}
+ * {@code date}, {@code localtime}, {@code time}, {@code localdatetime}, {@code datetime} strings as java.time's
+ * {@code ISO_LOCAL_DATE}, {@code ISO_LOCAL_TIME}, {@code ISO_OFFSET_TIME}, {@code ISO_LOCAL_DATE_TIME},
+ * {@code ISO_ZONED_DATE_TIME} write them (beyond ISO 8601 and RFC 3339: offsets with seconds such as
+ * {@code +00:53:28}, a {@code [region]} suffix, {@code Z[UTC]}, signed years beyond four digits such as
+ * {@code +10000-01-01}; docs/wire-format.md has examples); {@code uuid} the canonical string; {@code vector}
  * {@code {"kind":"FLOAT32","values":[...]}}. An array is {@code {"int[]":[...]}} (element names: tag + "[]"),
- * each element its tag's payload. Unpaired surrogates in strings become {@code '?'}, as in Kryo; a BSON
- * property key cannot hold U+0000, which is written there as U+FFFD.
+ * each element its tag's payload. Unpaired surrogates in string values, names and keys become {@code '?'}, as in
+ * Kryo; a BSON property key cannot hold U+0000, which is written there as U+FFFD.
  *
  * <p>Row values only: null is JSON {@code null} (BSON null); a list is a plain JSON array {@code [...]} (BSON
  * array) of values (a plain array is never anything else: typed arrays are tagged objects); a map is
- * {@code {"map":{key:value,...}}} (keys as for properties, BSON U+0000 becomes U+FFFD); a node reference
+ * {@code {"map":{key:value,...}}} (JSON: keys escaped like string values, so a character outside the BMP is a
+ * surrogate-pair escape, where property keys carry raw UTF-8; BSON: element names like property keys, U+0000
+ * becomes U+FFFD); a node reference
  * {@code {"node":"<element id>"}}; a relationship reference {@code {"relationship":"<element id>"}}; a path
  * {@code {"path":{"nodes":[ids],"relationships":[ids]}}}.
  */
