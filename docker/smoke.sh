@@ -3,15 +3,17 @@
 # server): exports the same subgraph in every format and decodes each one with the client jar, which checks the
 # Content-Type, that every stream is complete, and that all formats carry the same nodes, relationships and values.
 #
-# usage: docker/smoke.sh [-u user:password] <base-url> <root-element-id>
+# Usage: docker/smoke.sh [-u user:password] <base-url> <root-element-id>
 #        docker/smoke.sh [-u user:password] <base-url> <param>=<value>...
+#        docker/smoke.sh -h|--help     this text (nothing is run)
 # e.g.   docker/smoke.sh http://localhost:7474 '4:5b0c…:0'
 #        docker/smoke.sh -u neo4j:secret123 http://localhost:7474 label=Object key=id value=1 maxDepth=3
 # The parameters are the traverse endpoint's (root, label, key, value, expand, attach, maxDepth, limit, db);
 # they are URL-encoded here.
 #
-# Needs: curl, and Java 21+ ($JAVA_HOME/bin/java, else java on the PATH). Nothing is compiled: SmokeDecode.java
-# runs as a single source file against
+# Needs: curl, and a JDK 17+: $JAVA_HOME if it is 17+, else the newest JDK under /usr/lib/jvm, else java on the PATH
+# (a JDK, not a JRE: its javac next to its java). Self-contained: it needs neither Maven nor the rest of this
+# repository once the jars are given. Nothing is compiled: SmokeDecode.java runs as a single source file against
 #   CLIENT_JAR        default: the newest client/target/subgraph-export-client-*.jar of this repository (build it with
 #                     scripts/test or mvn -DskipTests package)
 #   JACKSON_CORE_JAR  default: jackson-core of the version in pom.xml from ~/.m2/repository; or fetch it with
@@ -23,14 +25,17 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$here")"
 formats=(json bson kryo kryo-lzf)
 
-usage() { sed -n '6,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+# The header comment from "Usage:" to the end of the examples; --help prints all of it.
+usage() { sed -n '/^# Usage:/,/^# they are/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+help() { sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 die() { echo "smoke: $*" >&2; exit 1; }
 
+for a in "$@"; do case $a in -h|--help) help; exit 0;; esac; done
 auth=()
 while getopts "u:h" opt; do
     case "$opt" in
         u) auth=(--user "$OPTARG") ;;
-        h) usage; exit 0 ;;
+        h) help; exit 0 ;;
         *) usage >&2; exit 2 ;;
     esac
 done
@@ -49,11 +54,48 @@ else
 fi
 
 command -v curl >/dev/null || die "curl is not on the PATH"
-java="java"
-[ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ] && java="$JAVA_HOME/bin/java"
-command -v "$java" >/dev/null || die "no java: set JAVA_HOME to a JDK 21+"
-java_version="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p' | head -n 1)"
-[ "${java_version%%.*}" -ge 21 ] 2>/dev/null || die "$java is Java ${java_version:-?}; the client needs 21+ (set JAVA_HOME)"
+# The feature version of the java binary $1 (17, 21...; 1 for 1.8), or nothing.
+java_version() {
+    local v
+    v="$("$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p' | head -n 1)"
+    echo "${v%%.*}"
+}
+# The JDK home of the java binary $1, if javac is next to it (the single-file launcher needs the compiler).
+jdk_of() {
+    local bin
+    bin="$(dirname "$(readlink -f "$1" 2>/dev/null || echo "$1")")"
+    [ -x "$bin/javac" ] && dirname "$bin"
+}
+# Sets java and java_v: $JAVA_HOME if it is a JDK 17+, else the newest JDK under /usr/lib/jvm, else java on the PATH.
+pick_java() {
+    local c v best="" best_v=0 seen=()
+    if [ -n "${JAVA_HOME:-}" ]; then
+        v="$(java_version "$JAVA_HOME/bin/java")"
+        if [ "${v:-0}" -ge 17 ] && jdk_of "$JAVA_HOME/bin/java" >/dev/null; then java="$JAVA_HOME/bin/java"; java_v="$v"; return; fi
+        seen+=("\$JAVA_HOME=$JAVA_HOME: Java ${v:-?}$(jdk_of "$JAVA_HOME/bin/java" >/dev/null || echo ", no javac")")
+    fi
+    for c in /usr/lib/jvm/*/; do
+        c="${c%/}"
+        [ -x "$c/bin/java" ] && [ -x "$c/bin/javac" ] || continue
+        v="$(java_version "$c/bin/java")"
+        seen+=("$c: Java ${v:-?}")
+        if [ "${v:-0}" -gt "$best_v" ]; then best="$c"; best_v="$v"; fi
+    done
+    if [ "$best_v" -ge 17 ]; then java="$best/bin/java"; java_v="$best_v"; return; fi
+    if c="$(command -v java)"; then
+        v="$(java_version "$c")"
+        if [ "${v:-0}" -ge 17 ] && jdk_of "$c" >/dev/null; then java="$c"; java_v="$v"; return; fi
+        seen+=("java on the PATH, $c: Java ${v:-?}$(jdk_of "$c" >/dev/null || echo ", no javac")")
+    fi
+    echo "smoke: needs a JDK 17 or newer (SmokeDecode.java runs as a single source file); none found in:" >&2
+    [ ${#seen[@]} -gt 0 ] || seen=("(no \$JAVA_HOME, no JDK under /usr/lib/jvm, no java on the PATH)")
+    printf 'smoke:   %s\n' "${seen[@]}" >&2
+    die "install one (e.g. Temurin 17, 21 or 25) or set JAVA_HOME to it"
+}
+java=""
+java_v=""
+pick_java
+echo "smoke: Java $java_v at $java" >&2
 
 client="${CLIENT_JAR:-}"
 if [ -z "$client" ]; then

@@ -2,26 +2,40 @@ package org.subgraphexport.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
+import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
 
 /**
  * What ships, checked without a server: the plugin and client jars hold what they should, the server's lib/
  * is Neo4j's and nothing of ours, and the Docker assets agree with the build and with docker/neo4j-extension.conf
- * (the image cannot be built here, so its inputs are checked instead).
+ * (the image cannot be built here, so its inputs are checked instead). Also the layout of the reactor (each
+ * module's sources in its own packages) and the scripts: every one answers --help at once and touches nothing,
+ * scripts/java-env.sh has the pom's JVM flags and never ends the shell that sources it.
  */
 class PackagingIT {
     private static final Path DOCKERFILE = RealNeo4jServer.DOCKER_DIR.resolve("Dockerfile");
@@ -136,6 +150,224 @@ class PackagingIT {
         for (String setting : List.of("server.memory.heap.initial_size", "server.memory.heap.max_size",
                 "server.memory.pagecache.size")) {
             assertTrue(compose.contains(envName(setting) + ": \"${" + envName(setting) + ":-"), setting);
+        }
+    }
+
+    // ---- the reactor's layout ----
+
+    /** The modules of the root pom and the only packages each one's main sources may declare. */
+    private static final Map<String, Set<String>> MODULE_PACKAGES = new LinkedHashMap<>();
+
+    static {
+        MODULE_PACKAGES.put("wire", Set.of("org.subgraphexport.wire"));
+        MODULE_PACKAGES.put("client", Set.of("org.subgraphexport.client", "org.subgraphexport.client.internal"));
+        MODULE_PACKAGES.put("plugin", Set.of("org.subgraphexport.encode", "org.subgraphexport.read",
+                "org.subgraphexport.server", "org.subgraphexport.config"));
+        MODULE_PACKAGES.put("conformance", Set.of()); // tests only
+        MODULE_PACKAGES.put("demo", Set.of("org.subgraphexport.demo"));
+        MODULE_PACKAGES.put("benchmarks", Set.of("org.subgraphexport.bench", "org.subgraphexport.bench.floor",
+                "org.subgraphexport.jmh"));
+    }
+
+    private static final Pattern PACKAGE_DECLARATION = Pattern.compile("(?m)^\\s*package\\s+([\\w.]+)\\s*;");
+
+    /** The {@code <module>} entries of the {@code <modules>} of the pom at {@code pom} (not those of profiles). */
+    private static List<String> modules(Path pom) throws Exception {
+        Element project = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(pom.toFile()).getDocumentElement();
+        List<String> modules = new ArrayList<>();
+        for (Node n = project.getFirstChild(); n != null; n = n.getNextSibling()) {
+            if (!"modules".equals(n.getNodeName())) continue;
+            for (Node m = n.getFirstChild(); m != null; m = m.getNextSibling()) {
+                if ("module".equals(m.getNodeName())) modules.add(m.getTextContent().strip());
+            }
+        }
+        return modules;
+    }
+
+    private static List<Path> files(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) return List.of();
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).sorted().toList();
+        }
+    }
+
+    @Test
+    void theReactorIsSixModulesEachWithOnlyItsOwnPackages() throws Exception {
+        Path root = RealNeo4jServer.ROOT_DIR;
+        List<String> modules = modules(root.resolve("pom.xml"));
+        assertEquals(new TreeSet<>(MODULE_PACKAGES.keySet()), new TreeSet<>(modules), "<modules> of the root pom.xml");
+        assertEquals(modules.size(), new HashSet<>(modules).size(), () -> "a module listed twice: " + modules);
+        // module -> source files in a package that is not its own
+        Map<String, List<String>> foreign = new TreeMap<>();
+        for (String module : modules) {
+            assertTrue(Files.isRegularFile(root.resolve(module).resolve("pom.xml")), module + "/pom.xml");
+            for (Path source : files(root.resolve(module).resolve("src/main/java"))) {
+                if (!source.toString().endsWith(".java")) continue;
+                Matcher m = PACKAGE_DECLARATION.matcher(Files.readString(source));
+                String pkg = m.find() ? m.group(1) : "(the default package)";
+                if (!MODULE_PACKAGES.get(module).contains(pkg)) {
+                    foreign.computeIfAbsent(module, k -> new ArrayList<>()).add(root.relativize(source) + ": " + pkg);
+                }
+            }
+        }
+        assertEquals(Map.of(), foreign, "main sources outside their module's packages (PackagingIT.MODULE_PACKAGES)");
+        assertEquals(List.of(), files(root.resolve("conformance/src/main")), "conformance has tests only");
+    }
+
+    // ---- what the jars hold ----
+
+    /** Every entry name, in the jar's order, duplicates included. */
+    private static List<String> entries(Path jar) throws IOException {
+        try (ZipFile zip = new ZipFile(jar.toFile())) {
+            return zip.stream().map(ZipEntry::getName).toList();
+        }
+    }
+
+    private static List<String> duplicates(List<String> names) {
+        Set<String> seen = new HashSet<>();
+        return names.stream().filter(n -> !seen.add(n)).toList();
+    }
+
+    private static boolean startsWithAny(String name, List<String> prefixes) {
+        return prefixes.stream().anyMatch(name::startsWith);
+    }
+
+    @Test
+    void pluginJarHoldsThePluginsPackagesTheRelocatedLibrariesAndTheSettingsServiceOnly() throws IOException {
+        List<String> entries = entries(RealNeo4jServer.PLUGIN_JAR);
+        // A jar shaded a second time (a build without clean) holds entries twice or an earlier jar inside.
+        assertEquals(List.of(), duplicates(entries), "entries twice in the plugin jar");
+        assertEquals(List.of(), entries.stream().filter(e -> e.endsWith(".jar") || e.contains("original-")).toList());
+        List<String> packages = List.of("org/subgraphexport/wire/", "org/subgraphexport/encode/",
+                "org/subgraphexport/read/", "org/subgraphexport/server/", "org/subgraphexport/config/",
+                "org/subgraphexport/shaded/");
+        List<String> classes = entries.stream().filter(e -> e.endsWith(".class")).toList();
+        assertEquals(List.of(), classes.stream().filter(c -> !startsWithAny(c, packages)).toList(),
+                "classes outside " + packages + " (client, demo, bench, jmh code does not belong in the plugin)");
+        // Other files: only under META-INF/ (a file elsewhere would shadow the server's own, plugins/* come first).
+        List<String> files = entries.stream().filter(e -> !e.endsWith("/") && !e.endsWith(".class")).toList();
+        assertEquals(List.of(), files.stream().filter(f -> !f.startsWith("META-INF/")).toList(), "resources outside META-INF/");
+        String service = "META-INF/services/org.neo4j.configuration.SettingsDeclaration";
+        assertEquals(List.of(service), files.stream().filter(f -> f.startsWith("META-INF/services/")).toList(),
+                "the server loads every service file of plugins/: the plugin declares its settings and nothing else");
+        try (ZipFile zip = new ZipFile(RealNeo4jServer.PLUGIN_JAR.toFile());
+                InputStream in = zip.getInputStream(zip.getEntry(service))) {
+            List<String> implementations = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+            assertTrue(!implementations.isEmpty(), service);
+            for (String implementation : implementations) {
+                assertTrue(classes.contains(implementation.replace('.', '/') + ".class"), implementation + " in " + service);
+            }
+        }
+    }
+
+    /** The class-file major version of {@code entry} (61 = Java 17, 65 = Java 21). */
+    private static int classFileMajor(ZipFile zip, ZipEntry entry) throws IOException {
+        try (DataInputStream in = new DataInputStream(zip.getInputStream(entry))) {
+            assertEquals(0xCAFEBABE, in.readInt(), () -> entry.getName() + " is not a class file");
+            in.readUnsignedShort(); // minor
+            return in.readUnsignedShort();
+        }
+    }
+
+    @Test
+    void clientJarHoldsClientWireAndLzfOnlyAllForJava17() throws IOException {
+        List<String> entries = entries(RealNeo4jServer.CLIENT_JAR);
+        assertEquals(List.of(), duplicates(entries), "entries twice in the client jar");
+        List<String> classes = entries.stream().filter(e -> e.endsWith(".class")).toList();
+        List<String> packages = List.of("org/subgraphexport/client/", "org/subgraphexport/wire/", "org/subgraphexport/shaded/lzf/");
+        assertEquals(List.of(), classes.stream().filter(c -> !startsWithAny(c, packages)).toList(), "classes outside " + packages);
+        // Named again for a clear message: what a client on an application's classpath must never bring along.
+        for (String server : List.of("org/neo4j/", "org/subgraphexport/encode/")) {
+            assertEquals(List.of(), classes.stream().filter(c -> c.startsWith(server)).toList(), server);
+        }
+        assertEquals(List.of(), classes.stream().filter(c -> c.contains("esotericsoftware")).toList(),
+                "no Kryo library: the client decodes the Kryo format by hand");
+        // Java release -> classes compiled for it, for those newer than 17.
+        Map<Integer, List<String>> tooNew = new TreeMap<>();
+        try (ZipFile zip = new ZipFile(RealNeo4jServer.CLIENT_JAR.toFile())) {
+            for (ZipEntry entry : zip.stream().filter(e -> e.getName().endsWith(".class")).toList()) {
+                int major = classFileMajor(zip, entry);
+                if (major > 61) tooNew.computeIfAbsent(major - 44, k -> new ArrayList<>()).add(entry.getName());
+            }
+        }
+        StringBuilder summary = new StringBuilder();
+        tooNew.forEach((release, names) -> summary.append("\n  Java ").append(release).append(": ").append(names.size())
+                .append(" of ").append(classes.size()).append(" classes, e.g. ").append(names.subList(0, Math.min(3, names.size()))));
+        assertTrue(tooNew.isEmpty(), () -> "the client is for Java 17+ (class-file major version 61 at most):" + summary);
+    }
+
+    // ---- the scripts ----
+
+    /** Every script a user runs. */
+    private static final List<String> SCRIPTS = List.of("scripts/demo", "scripts/test", "scripts/bench",
+            "scripts/bench-scaling-remote", "scripts/jmh", "scripts/probe", "docker/smoke.sh");
+    private static final Duration HELP_TIMEOUT = Duration.ofSeconds(10);
+
+    private static Scripts.Result help(String script) throws IOException, InterruptedException {
+        return Scripts.run(Map.of(), List.of("bash", script, "--help"), RealNeo4jServer.ROOT_DIR, HELP_TIMEOUT);
+    }
+
+    /** {@code git status --porcelain --untracked-files=all} of the checkout, or null if it is none (or no git). */
+    private static String gitStatus() throws IOException, InterruptedException {
+        if (!Scripts.onPath("git")) return null;
+        Scripts.Result r = Scripts.run(Map.of(), List.of("git", "-C", RealNeo4jServer.ROOT_DIR.toString(), "status",
+                "--porcelain", "--untracked-files=all"), null, Duration.ofSeconds(60));
+        return r.exitCode() == 0 ? r.output() : null;
+    }
+
+    /**
+     * {@code bash <script> --help}: exit 0 within 10 s, a line starting with "Usage:", and the checkout as it was
+     * (its git status compared before and after each script; skipped, as an assumption, outside a git checkout).
+     */
+    @Test
+    void everyScriptAnswersHelpAtOnceAndTouchesNothing() throws Exception {
+        assumeTrue(Scripts.onPath("bash"), "needs bash");
+        String before = gitStatus();
+        Map<String, String> wrong = new LinkedHashMap<>();
+        Map<String, String> changed = new LinkedHashMap<>();
+        for (String script : SCRIPTS) {
+            Scripts.Result r = help(script);
+            if (r.exitCode() != 0 || r.output().lines().noneMatch(l -> l.startsWith("Usage:"))) {
+                wrong.put(script, r.toString());
+            }
+            if (before != null) {
+                String after = gitStatus();
+                if (!before.equals(after)) changed.put(script, "before:\n" + before + "after:\n" + after);
+                before = after;
+            }
+        }
+        assertEquals(Map.of(), wrong, "`bash <script> --help`: exit 0 within " + HELP_TIMEOUT.toSeconds()
+                + " s with a line starting with \"Usage:\"");
+        assertEquals(Map.of(), changed, "`git status --porcelain --untracked-files=all` changed by `<script> --help`");
+        assumeTrue(before != null, () -> "--help answered; not compared: " + RealNeo4jServer.ROOT_DIR
+                + " is not a git checkout (or git is not on the PATH)");
+    }
+
+    @Test
+    void javaEnvHasTheJvmFlagsOfThePom() throws Exception {
+        assumeTrue(Scripts.onPath("bash"), "needs bash");
+        String resolved = System.getProperty("subgraphexport.it.neo4jJvmFlags");
+        assertTrue(resolved != null && !resolved.isBlank() && !resolved.contains("${"),
+                () -> "system property subgraphexport.it.neo4jJvmFlags (the pom's neo4j.jvm.flags): " + resolved);
+        List<String> pom = List.of(resolved.strip().split("\\s+"));
+        Scripts.Result r = Scripts.run(Map.of("JAVA_HOME", System.getProperty("java.home")),
+                List.of("bash", "-c", ". scripts/java-env.sh && printf '%s\\n' \"${NEO4J_JVM_FLAGS[@]}\""),
+                RealNeo4jServer.ROOT_DIR, Duration.ofSeconds(60));
+        assertEquals(0, r.exitCode(), r::toString);
+        assertEquals(pom, r.output().lines().toList(),
+                "NEO4J_JVM_FLAGS of scripts/java-env.sh vs neo4j.jvm.flags of pom.xml, for Java " + Runtime.version().feature());
+    }
+
+    @Test
+    void sourcingJavaEnvNeverEndsTheCallersShell() throws Exception {
+        assumeTrue(Scripts.onPath("bash"), "needs bash");
+        for (String shellOptions : List.of("", "set -u; ")) {
+            String command = shellOptions + "PATH=/usr/bin:/bin; JAVA_HOME=/nonexistent; . scripts/java-env.sh; "
+                    + "echo \"still here $?\"";
+            Scripts.Result r = Scripts.run(Map.of(), List.of("bash", "-c", command), RealNeo4jServer.ROOT_DIR,
+                    Duration.ofSeconds(60));
+            assertTrue(r.output().lines().anyMatch(l -> l.startsWith("still here ")), () -> command + "\n" + r);
         }
     }
 }

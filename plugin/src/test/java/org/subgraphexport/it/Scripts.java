@@ -6,12 +6,13 @@ import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** Runs the shell scripts of docker/ the way a user would, for the integration tests. */
+/** Runs the shell scripts of docker/ and scripts/ the way a user would, for the integration tests. */
 final class Scripts {
     private Scripts() {}
 
@@ -54,15 +55,25 @@ final class Scripts {
 
     /** Runs {@code command} with extra environment variables, stdout and stderr together; killed after 120 s. */
     static Result run(Map<String, String> env, List<String> command) throws IOException, InterruptedException {
+        return run(env, command, null, Duration.ofSeconds(120));
+    }
+
+    /**
+     * Runs {@code command} in {@code dir} (null: this JVM's working directory) with extra environment variables,
+     * stdout and stderr together; killed, with its children, after {@code timeout} (exit code -1).
+     */
+    static Result run(Map<String, String> env, List<String> command, Path dir, Duration timeout)
+            throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        if (dir != null) pb.directory(dir.toFile());
         pb.environment().putAll(env);
         Path out = Files.createTempFile("script", ".log");
         try {
             Process p = pb.redirectOutput(out.toFile()).start();
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly().waitFor();
-                return new Result(-1, "timed out after 120 s\n" + Files.readString(out));
+                return new Result(-1, "timed out after " + timeout.toSeconds() + " s\n" + Files.readString(out));
             }
             return new Result(p.exitValue(), Files.readString(out));
         } finally {
