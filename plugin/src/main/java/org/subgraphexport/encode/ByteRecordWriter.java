@@ -50,7 +50,8 @@ abstract sealed class ByteRecordWriter implements GraphWriter
     private long drained;
     private TokenNames tokens;
     /** Per token kind, what {@link #encodeToken} made, by database token id; null until first met. */
-    private final byte[][][] dictionary = {new byte[64][], new byte[16][], new byte[64][]};
+    private byte[][] labelRefs = new byte[64][], typeRefs = new byte[16][], keyRefs = new byte[64][];
+    /** Per token kind, the tokens in the stream so far. */
     private final int[] dictionarySize = new int[3];
     private boolean started, closed, finished;
     /** Stream offset right after the header record. */
@@ -264,6 +265,10 @@ abstract sealed class ByteRecordWriter implements GraphWriter
      * value of the innermost row or list, or of the map key written last. Returns the row or list index, or -1.
      */
     final int valueSlot() {
+        if (valueDue) {  // a property's value (never inside a row: rows have no properties)
+            valueDue = false;
+            return -1;
+        }
         if (depth > 0) {
             int d = depth - 1;
             if (containerKinds[d] == MAP_KIND) {
@@ -274,10 +279,6 @@ abstract sealed class ByteRecordWriter implements GraphWriter
                 return -1;
             }
             return containerCounts[d]++;
-        }
-        if (valueDue) {
-            valueDue = false;
-            return -1;
         }
         throw new IllegalStateException("a value without its property()");
     }
@@ -486,31 +487,36 @@ abstract sealed class ByteRecordWriter implements GraphWriter
      * {@link TokenNames} once per token.
      */
     final byte[] token(int kind, int id) {
-        byte[][] refs = dictionary[kind];
-        if (id >= refs.length || id < 0) {
-            refs = growDictionary(kind, id);
+        byte[][] refs = kind == KEY_TOKEN ? keyRefs : kind == LABEL_TOKEN ? labelRefs : typeRefs;
+        byte[] ref;
+        if (id < refs.length && id >= 0 && (ref = refs[id]) != null) {
+            return ref;
         }
-        byte[] ref = refs[id];
-        return ref != null ? ref : newToken(kind, id, refs);
+        return newToken(kind, id);
     }
 
-    private byte[] newToken(int kind, int id, byte[][] refs) {
+    /** A token's first mention: its name, its reference, what defines it. */
+    private byte[] newToken(int kind, int id) {
+        if (id < 0) {
+            throw new IllegalArgumentException("negative token id " + id);
+        }
         String name = WireText.wellFormed(switch (kind) {  // first: it may fail, and nothing is defined then
             case LABEL_TOKEN -> tokens.label(id);
             case TYPE_TOKEN -> tokens.relationshipType(id);
             default -> tokens.propertyKey(id);
         });
-        int index = dictionarySize[kind]++;
-        byte[] ref = refs[id] = encodeToken(kind, index, name);
-        return defineToken(ref, name);
-    }
-
-    private byte[][] growDictionary(int kind, int id) {
-        if (id < 0) {
-            throw new IllegalArgumentException("negative token id " + id);
+        byte[] ref = encodeToken(kind, dictionarySize[kind]++, name);
+        byte[][] refs = kind == KEY_TOKEN ? keyRefs : kind == LABEL_TOKEN ? labelRefs : typeRefs;
+        if (id >= refs.length) {
+            refs = Arrays.copyOf(refs, Math.max(id + 1, refs.length * 2));
+            switch (kind) {
+                case LABEL_TOKEN -> labelRefs = refs;
+                case TYPE_TOKEN -> typeRefs = refs;
+                default -> keyRefs = refs;
+            }
         }
-        byte[][] refs = dictionary[kind];
-        return dictionary[kind] = Arrays.copyOf(refs, Math.max(id + 1, refs.length * 2));
+        refs[id] = ref;
+        return defineToken(ref, name);
     }
 
     /**

@@ -290,31 +290,48 @@ final class WireBuffer {
      * surrogate as {@code '?'} (as {@code String.getBytes(UTF_8)} writes them); with {@code escapes}, the ASCII chars
      * it names, and with {@code escapes.surrogates} every surrogate, written by it instead. Checks its own room,
      * and leaves room for {@code after} more bytes (a closing quote, a NUL) unchecked.
+     *
+     * <p>The ASCII fast path, small enough to be inlined where it is called: one room check, one byte per char, until
+     * a char needs more (or the string is longer than a chunk); the rest goes to {@link #utf8Rest}.
      */
     void utf8(CharSequence s, int from, int to, Escapes escapes, int after) {
-        int maxBytes = escapes == null ? 3 : Math.max(3, escapes.maxBytes);
-        boolean[] escaped = escapes == null ? null : escapes.ascii;
-        boolean escapeSurrogates = escapes != null && escapes.surrogates;
-        if (from >= to) {
-            require(after);
-            return;
+        int i = from;
+        if (to - from <= CHUNK) {
+            require(to - from + after);
+            boolean[] escaped = escapes == null ? NO_ESCAPES : escapes.ascii;
+            byte[] b = buf;
+            int p = pos;
+            char c;
+            while (i < to && (c = s.charAt(i)) < 0x80 && !escaped[c]) {
+                b[p++] = (byte) c;
+                i++;
+            }
+            pos = p;
+            if (i == to) {
+                return;
+            }
         }
+        utf8Rest(s, i, to, escapes, after);
+    }
+
+    /** No ASCII char escaped. */
+    private static final boolean[] NO_ESCAPES = new boolean[128];
+
+    /** {@link #utf8} from the first char that is not plain ASCII (or of a long string), chunk by chunk. */
+    private void utf8Rest(CharSequence s, int from, int to, Escapes escapes, int after) {
+        int maxBytes = escapes == null ? 3 : Math.max(3, escapes.maxBytes);
+        boolean[] escaped = escapes == null ? NO_ESCAPES : escapes.ascii;
+        boolean escapeSurrogates = escapes != null && escapes.surrogates;
         int i = from;
         while (i < to) {
             int end = Math.min(to, i + CHUNK);
             require(maxBytes * (end - i) + 1 + after);  // + 1: a pair's second half may lie beyond the chunk
             byte[] b = buf;
             int p = pos;
-            // ASCII fast path: nothing to escape, one byte per char
-            char c;
-            while (i < end && (c = s.charAt(i)) < 0x80 && (escaped == null || !escaped[c])) {
-                b[p++] = (byte) c;
-                i++;
-            }
             for (; i < end; i++) {
-                c = s.charAt(i);
+                char c = s.charAt(i);
                 if (c < 0x80) {
-                    if (escaped == null || !escaped[c]) {
+                    if (!escaped[c]) {
                         b[p++] = (byte) c;                                   // 0xxxxxxx
                     } else {
                         p = escapes.escape(c, b, p);
