@@ -234,7 +234,7 @@ public final class BsonGraphWriter extends ByteRecordWriter {
         for (int i = 0; i < names.length; i++) {
             o.require(ELEMENT);
             elementName(STRING, i);
-            string(names[i], 2);
+            string(names[i], 0);
         }
         o.require(2);
         close(at);

@@ -162,7 +162,7 @@ public final class JsonGraphWriter extends ByteRecordWriter {
         nodeIdBytes = rawIdPrefix(nodeIdPrefix);
         relIdBytes = rawIdPrefix(relIdPrefix);
         out.append(HEADER_START);
-        string(WireText.wellFormed(header.database()), 1);
+        string(WireText.wellFormed(header.database()), 0);
         out.append(ROOT);
         string(WireText.wellFormed(header.root()), 1);
         out.put('}');
@@ -241,7 +241,7 @@ public final class JsonGraphWriter extends ByteRecordWriter {
         for (int i = 0; i < names.length; i++) {
             out.require(2);
             comma(i);
-            string(WireText.wellFormed(names[i]), 2);
+            string(WireText.wellFormed(names[i]), 0);
         }
         out.require(2);
         out.put(']', '}');
