@@ -6,6 +6,8 @@ import org.subgraphexport.wire.TokenNames;
 import org.subgraphexport.wire.Wire;
 import org.subgraphexport.wire.Format;
 
+import com.esotericsoftware.kryo.io.Output;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -76,25 +78,29 @@ class WriterContractTest {
         }
     }
 
+    /**
+     * Complete records go to the target as writes at record ends (once {@link Wire#KRYO_BUFFER} bytes are buffered),
+     * never with a flush: the target is flushed once, by finish() (kryo-lzf: after the last chunk), and never closed.
+     */
     @ParameterizedTest
     @EnumSource(Format.class)
-    void neverClosesTheTargetAndFlushesOnlyWhenFinishingOrPerBufferFill(Format format) throws IOException {
+    void neverClosesTheTargetAndFlushesItOnceInFinish(Format format) throws IOException {
         TrackingStream target = new TrackingStream();
         FixtureStream fixture = FixtureStream.full();
+        assertTrue(fixture.bytes(Format.KRYO).length > 2 * Wire.KRYO_BUFFER, "the fixture fills the buffer");
         GraphWriter w = Encoders.open(format, target);
         fixture.write(w, fixture.tokens());
         w.end(0, 0, false);
-        int flushesBeforeFinish = target.flushes;
+        assertEquals(0, target.flushes, "no flush before finish(), also not where the buffer is handed over");
+        if (format != Format.KRYO_LZF) {  // kryo-lzf: the compressor thread writes when it likes
+            assertTrue(target.writes > 0, "the buffer was handed over before finish()");
+        }
         w.finish();
         assertFalse(target.closed, "closed the target");
-        assertTrue(target.flushes > flushesBeforeFinish, "finish flushes");
-        long uncompressed = format == Format.KRYO_LZF ? fixture.bytes(Format.KRYO).length : target.size();
-        long bufferFills = uncompressed / Wire.KRYO_BUFFER + 1;
-        assertTrue(target.flushes <= bufferFills + 1, target.flushes + " flushes for " + target.size() + " bytes");
-        if (format == Format.BSON || format == Format.JSON) {
-            assertEquals(0, flushesBeforeFinish, "no flush per record");
-        }
+        assertEquals(1, target.flushes, "finish() flushes once");
         w.finish();  // idempotent
+        w.abort();
+        assertEquals(1, target.flushes);
         assertFalse(target.closed);
     }
 
@@ -144,73 +150,299 @@ class WriterContractTest {
     }
 
     /**
-     * The JSON and BSON writers keep the property and map-key protocol themselves: a call that would make malformed
-     * output (a record or map ended where a value is due, two names in a row, a value without a name, a record
-     * ended by the other kind's end, a record begun inside one) throws IllegalStateException and writes nothing,
-     * and an error() after it ends the stream exactly as if the misuse had not been attempted. So do records, end()
-     * and error() after finish(). (The Jackson references, {@link JacksonGraphWriter#json} and {@link
-     * JacksonGraphWriter#bson}, throw Jackson's own IOException for some of these, write {@code {"k"}} in JSON or
-     * a document cut short by the name's zero type byte in BSON for a record or map ended after a name, and let
-     * endRelationship() end a node.)
+     * Every writer checks the call protocol itself: a call the contract forbids throws IllegalStateException before
+     * it writes anything, in every format. Each case is a stream up to the forbidden call (after the header, and in
+     * rows streams the columns), the call, which must throw and leave the bytes written to the target as they were,
+     * and a continuation: the stream must come out exactly as the same stream without the forbidden call. Where the
+     * contract lets only error() follow (a row, list or map with too many values: the extra value is written, the
+     * end call throws), the continuation is error() and the stream without the record is the expectation. (The
+     * Jackson references, {@link JacksonGraphWriter#json} and {@link JacksonGraphWriter#bson}, throw Jackson's own
+     * IOException for some of these, write {@code {"k"}} in JSON or a document cut short by the name's zero type
+     * byte in BSON for a record or map ended after a name, and let endRelationship() end a node.)
      */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = {"JSON", "BSON"})
-    void refusesCallsThatWouldWriteMalformedOutput(Format format) throws IOException {
-        List<ThrowingCall> misuse = List.of(
-                w -> { node(w); w.property(1); w.endNode(); },
-                w -> { node(w); w.property(1); w.property(2); },
-                w -> { node(w); w.writeLong(1); },
-                w -> { node(w); w.property(1); w.writeLong(1); w.writeLong(2); },
-                w -> { w.endNode(); },
-                w -> { node(w); w.endRelationship(); },
-                w -> { w.beginRelationship(1, 0, 1, 1); w.endNode(); },
-                w -> { node(w); w.beginNode(2, new int[0], 0); },
-                w -> { row(w); w.beginMap(1); w.mapKey("a"); w.endMap(); },
-                w -> { row(w); w.beginMap(2); w.mapKey("a"); w.mapKey("b"); },
-                w -> { row(w); w.beginMap(1); w.writeLong(1); },
-                w -> { row(w); w.beginList(1); w.mapKey("a"); },
-                w -> { node(w); w.property(1); w.beginArray(1, ArrayKind.INT); w.property(2); });
-        for (int i = 0; i < misuse.size(); i++) {
-            String message = "after misuse " + i;
+    @EnumSource(Format.class)
+    void aForbiddenCallThrowsAndWritesNothing(Format format) throws IOException {
+        for (Misuse m : MISUSE) {
+            String name = format + " " + m.name();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             GraphWriter w = Encoders.open(format, out);
-            w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
-            w.columns(new String[] {"c"});
-            ThrowingCall call = misuse.get(i);
-            assertThrows(IllegalStateException.class, () -> call.run(w), format + " misuse " + i);
-            w.error("Test.Code", message);
+            start(w, m.rows());
+            m.before().run(w);
+            byte[] written = out.toByteArray();
+            assertThrows(IllegalStateException.class, () -> m.forbidden().run(w), name);
+            assertArrayEquals(written, out.toByteArray(), name + " wrote to the target");
+            m.after().run(w);
             w.finish();
-            assertArrayEquals(withoutMisuse(format, message), out.toByteArray(), format + " misuse " + i);
-            if (format == Format.JSON) {
-                String errorRecord = ",{\"record\":\"error\",\"code\":\"Test.Code\",\"message\":\"" + message + "\"}]";
-                assertTrue(out.toString(StandardCharsets.UTF_8).endsWith("\"names\":[\"c\"]}" + errorRecord));
-            }
+            ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            GraphWriter e = Encoders.open(format, expected);
+            start(e, m.rows());
+            m.expected().run(e);
+            e.finish();
+            assertArrayEquals(expected.toByteArray(), out.toByteArray(), name);
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        GraphWriter w = Encoders.open(format, out);
-        w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
-        w.columns(new String[] {"c"});
-        w.error("Test.Code", "finished");
-        w.finish();
-        byte[] finished = out.toByteArray();
-        assertArrayEquals(withoutMisuse(format, "finished"), finished);
-        assertThrows(IllegalStateException.class, () -> node(w));
-        assertThrows(IllegalStateException.class, () -> row(w));
-        assertThrows(IllegalStateException.class, () -> w.end(0, 0, false));
-        assertThrows(IllegalStateException.class, () -> w.error("Test.Code", "again"));
-        w.finish();
-        assertArrayEquals(finished, out.toByteArray(), "wrote after finish()");
     }
 
-    /** The stream of {@link #refusesCallsThatWouldWriteMalformedOutput} without the misuse. */
-    private static byte[] withoutMisuse(Format format, String message) throws IOException {
+    /** A stream up to a forbidden call, the call, what follows it; and the same stream without the call. */
+    private record Misuse(String name, boolean rows, ThrowingCall before, ThrowingCall forbidden, ThrowingCall after,
+            ThrowingCall expected) {
+        Misuse(String name, boolean rows, ThrowingCall before, ThrowingCall forbidden, ThrowingCall after) {
+            this(name, rows, before, forbidden, after, w -> {
+                before.run(w);
+                after.run(w);
+            });
+        }
+    }
+
+    private static final ThrowingCall NOTHING = w -> { };
+    private static final ThrowingCall END = w -> w.end(1, 0, false);
+    private static final ThrowingCall END_NODE = w -> {
+        w.endNode();
+        w.end(1, 0, false);
+    };
+    private static final ThrowingCall VALUE_END_NODE = w -> {
+        w.writeLong(7);
+        END_NODE.run(w);
+    };
+    private static final ThrowingCall END_ROW = w -> {
+        w.endRow();
+        w.end(0, 0, false);
+    };
+    private static final ThrowingCall ERROR = w -> w.error("Test.Code", "after a rejected call");
+
+    private static final List<Misuse> MISUSE = List.of(
+            // records
+            new Misuse("stray endNode()", false, w -> { node(w); w.endNode(); }, GraphWriter::endNode, END),
+            new Misuse("stray endRelationship()", false, w -> { node(w); w.endNode(); },
+                    GraphWriter::endRelationship, END),
+            new Misuse("endNode() first", false, NOTHING, GraphWriter::endNode, END),
+            new Misuse("endRelationship() ending a node", false, WriterContractTest::node,
+                    GraphWriter::endRelationship, END_NODE),
+            new Misuse("endNode() ending a relationship", false, w -> w.beginRelationship(1, 0, 1, 1),
+                    GraphWriter::endNode, w -> {
+                        w.endRelationship();
+                        w.end(0, 1, false);
+                    }),
+            new Misuse("beginNode() inside a node", false, WriterContractTest::node, w -> w.beginNode(2, new int[0], 0),
+                    END_NODE),
+            new Misuse("beginRelationship() inside a node", false, WriterContractTest::node,
+                    w -> w.beginRelationship(2, 0, 1, 1), END_NODE),
+            new Misuse("end() inside a record", false, w -> { node(w); w.property(1); w.writeLong(7); },
+                    w -> w.end(1, 0, false), END_NODE),
+            new Misuse("header() again", false, NOTHING,
+                    w -> w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens()), END),
+            // properties
+            new Misuse("endNode() where a value is due", false, w -> { node(w); w.property(1); },
+                    GraphWriter::endNode, VALUE_END_NODE),
+            new Misuse("property() where a value is due", false, w -> { node(w); w.property(1); },
+                    w -> w.property(2), VALUE_END_NODE),
+            new Misuse("property() outside a record", false, NOTHING, w -> w.property(1), END),
+            new Misuse("a value without property()", false, WriterContractTest::node, w -> w.writeLong(1), END_NODE),
+            new Misuse("a string without property()", false, WriterContractTest::node, w -> w.writeString("s"),
+                    END_NODE),
+            new Misuse("a second value", false, w -> { node(w); w.property(1); w.writeLong(1); },
+                    w -> w.writeLong(2), END_NODE),
+            new Misuse("a value between records", false, NOTHING, w -> w.writeInt(1), END),
+            new Misuse("a row value as a property", false, w -> { node(w); w.property(1); }, GraphWriter::writeNull,
+                    VALUE_END_NODE),
+            new Misuse("a list as a property", false, w -> { node(w); w.property(1); }, w -> w.beginList(0),
+                    VALUE_END_NODE),
+            // typed arrays
+            new Misuse("another kind in an array", false, w -> {
+                node(w);
+                w.property(1);
+                w.beginArray(2, ArrayKind.INT);
+                w.writeInt(1);
+            }, w -> w.writeLong(2), w -> {
+                w.writeInt(2);
+                w.endArray();
+                END_NODE.run(w);
+            }),
+            new Misuse("more elements than announced", false, w -> {
+                node(w);
+                w.property(1);
+                w.beginArray(1, ArrayKind.INT);
+                w.writeInt(1);
+            }, w -> w.writeInt(2), w -> {
+                w.endArray();
+                END_NODE.run(w);
+            }),
+            new Misuse("fewer elements than announced", false, w -> {
+                node(w);
+                w.property(1);
+                w.beginArray(2, ArrayKind.INT);
+                w.writeInt(1);
+            }, GraphWriter::endArray, w -> {
+                w.writeInt(2);
+                w.endArray();
+                END_NODE.run(w);
+            }),
+            new Misuse("a nested array", false, w -> { node(w); w.property(1); w.beginArray(0, ArrayKind.INT); },
+                    w -> w.beginArray(0, ArrayKind.INT), w -> {
+                        w.endArray();
+                        END_NODE.run(w);
+                    }),
+            new Misuse("bytes in an array", false, w -> { node(w); w.property(1); w.beginArray(0, ArrayKind.INT); },
+                    w -> w.writeBytes(new byte[1]), w -> {
+                        w.endArray();
+                        END_NODE.run(w);
+                    }),
+            new Misuse("property() in an array", false,
+                    w -> { node(w); w.property(1); w.beginArray(0, ArrayKind.INT); }, w -> w.property(2), w -> {
+                        w.endArray();
+                        END_NODE.run(w);
+                    }),
+            new Misuse("endNode() in an array", false,
+                    w -> { node(w); w.property(1); w.beginArray(0, ArrayKind.INT); }, GraphWriter::endNode, w -> {
+                        w.endArray();
+                        END_NODE.run(w);
+                    }),
+            new Misuse("endArray() without an array", false, w -> { node(w); w.property(1); },
+                    GraphWriter::endArray, VALUE_END_NODE),
+            // columns and rows
+            new Misuse("columns() after a record", false, w -> { node(w); w.endNode(); },
+                    w -> w.columns(new String[] {"d"}), END),
+            new Misuse("columns() again", true, NOTHING, w -> w.columns(new String[] {"d"}), END),
+            new Misuse("columns() inside a row", true, WriterContractTest::row, w -> w.columns(new String[] {"d"}),
+                    w -> {
+                        w.writeLong(1);
+                        END_ROW.run(w);
+                    }),
+            new Misuse("beginRow() without columns()", false, NOTHING, GraphWriter::beginRow, END),
+            new Misuse("beginRow() inside a row", true, WriterContractTest::row, GraphWriter::beginRow, w -> {
+                w.writeLong(1);
+                END_ROW.run(w);
+            }),
+            new Misuse("a row with too few values", true, WriterContractTest::row, GraphWriter::endRow, w -> {
+                w.writeLong(1);
+                END_ROW.run(w);
+            }),
+            new Misuse("a row with too many values", true, w -> { row(w); w.writeLong(1); w.writeLong(2); },
+                    GraphWriter::endRow, ERROR, ERROR),
+            new Misuse("endNode() ending a row", true, w -> { row(w); w.writeLong(1); }, GraphWriter::endNode,
+                    END_ROW),
+            new Misuse("a list with too few values", true, w -> { row(w); w.beginList(2); w.writeLong(1); },
+                    GraphWriter::endList, w -> {
+                        w.writeLong(2);
+                        w.endList();
+                        END_ROW.run(w);
+                    }),
+            new Misuse("a list with too many values", true, w -> {
+                row(w);
+                w.beginList(1);
+                w.writeLong(1);
+                w.writeLong(2);
+            }, GraphWriter::endList, ERROR, ERROR),
+            new Misuse("endMap() ending a list", true, w -> { row(w); w.beginList(0); }, GraphWriter::endMap, w -> {
+                w.endList();
+                END_ROW.run(w);
+            }),
+            // maps
+            new Misuse("endMap() where a value is due", true, w -> { row(w); w.beginMap(1); w.mapKey("a"); },
+                    GraphWriter::endMap, w -> {
+                        w.writeLong(1);
+                        w.endMap();
+                        END_ROW.run(w);
+                    }),
+            new Misuse("mapKey() where a value is due", true, w -> { row(w); w.beginMap(2); w.mapKey("a"); },
+                    w -> w.mapKey("b"), w -> {
+                        w.writeLong(1);
+                        w.mapKey("b");
+                        w.writeLong(2);
+                        w.endMap();
+                        END_ROW.run(w);
+                    }),
+            new Misuse("a map value without mapKey()", true, w -> { row(w); w.beginMap(1); }, w -> w.writeLong(1),
+                    w -> {
+                        w.mapKey("a");
+                        w.writeLong(1);
+                        w.endMap();
+                        END_ROW.run(w);
+                    }),
+            new Misuse("mapKey() in a list", true, w -> { row(w); w.beginList(1); }, w -> w.mapKey("a"), w -> {
+                w.writeLong(1);
+                w.endList();
+                END_ROW.run(w);
+            }),
+            new Misuse("mapKey() in a row", true, WriterContractTest::row, w -> w.mapKey("a"), w -> {
+                w.writeLong(1);
+                END_ROW.run(w);
+            }),
+            new Misuse("a map with too few entries", true, w -> { row(w); w.beginMap(1); }, GraphWriter::endMap,
+                    w -> {
+                        w.mapKey("a");
+                        w.writeLong(1);
+                        w.endMap();
+                        END_ROW.run(w);
+                    }),
+            // closing records
+            new Misuse("end() after end()", false, END, w -> w.end(0, 0, false), NOTHING),
+            new Misuse("error() after end()", false, END, ERROR, NOTHING),
+            new Misuse("a node after end()", false, END, WriterContractTest::node, NOTHING),
+            new Misuse("a row after end()", true, w -> w.end(0, 0, false), GraphWriter::beginRow, NOTHING),
+            new Misuse("a value after end()", false, END, w -> w.writeLong(1), NOTHING),
+            new Misuse("error() after error()", false, ERROR, ERROR, NOTHING),
+            new Misuse("end() after error()", false, ERROR, w -> w.end(0, 0, false), NOTHING),
+            new Misuse("a node after error()", false, ERROR, WriterContractTest::node, NOTHING),
+            new Misuse("a relationship after error()", false, ERROR, w -> w.beginRelationship(1, 0, 1, 1), NOTHING),
+            new Misuse("a row after error()", true, ERROR, GraphWriter::beginRow, NOTHING));
+
+    /**
+     * Before the header there is no stream: end() and error() throw and write nothing (the owner answers with an
+     * HTTP error instead), and so do records. After finish() (or abort()) nothing more is written, however the
+     * stream ended.
+     */
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void nothingBeforeTheHeaderNorAfterFinish(Format format) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         GraphWriter w = Encoders.open(format, out);
+        assertThrows(IllegalStateException.class, () -> w.error("Test.Code", "too early"));
+        assertThrows(IllegalStateException.class, () -> w.end(0, 0, false));
+        assertThrows(IllegalStateException.class, () -> node(w));
+        assertThrows(IllegalStateException.class, () -> w.columns(new String[] {"c"}));
+        assertThrows(IllegalStateException.class, w::beginRow);
+        assertThrows(IllegalStateException.class, () -> w.property(1));
+        assertThrows(IllegalStateException.class, () -> w.writeLong(1));
+        assertEquals(0, out.size(), "wrote before the header");
+        w.abort();
+
+        for (ThrowingCall closing : List.of(END, ERROR)) {
+            ByteArrayOutputStream finished = new ByteArrayOutputStream();
+            GraphWriter f = Encoders.open(format, finished);
+            start(f, true);
+            closing.run(f);
+            f.finish();
+            byte[] bytes = finished.toByteArray();
+            List<ThrowingCall> after = List.of(WriterContractTest::node, w2 -> w2.beginRelationship(1, 0, 1, 1),
+                    GraphWriter::beginRow, GraphWriter::endNode, GraphWriter::endRelationship, END, ERROR,
+                    w2 -> w2.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens()),
+                    w2 -> w2.columns(new String[] {"c"}), w2 -> w2.property(1), w2 -> w2.writeLong(1));
+            for (ThrowingCall call : after) {
+                assertThrows(IllegalStateException.class, () -> call.run(f), format + " after finish()");
+            }
+            f.finish();
+            f.abort();
+            assertArrayEquals(bytes, finished.toByteArray(), format + " wrote after finish()");
+        }
+
+        ByteArrayOutputStream aborted = new ByteArrayOutputStream();
+        GraphWriter a = Encoders.open(format, aborted);
+        start(a, false);
+        node(a);
+        a.abort();
+        assertThrows(IllegalStateException.class, () -> node(a));
+        assertThrows(IllegalStateException.class, () -> a.error("Test.Code", "after abort()"));
+        a.finish();
+        assertEquals(0, aborted.size(), "wrote after abort()");
+    }
+
+    /** Header, and for a rows stream a columns record with one column. */
+    private static void start(GraphWriter w, boolean rows) throws IOException {
         w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
-        w.columns(new String[] {"c"});
-        w.error("Test.Code", message);
-        w.finish();
-        return out.toByteArray();
+        if (rows) {
+            w.columns(new String[] {"c"});
+        }
     }
 
     private interface ThrowingCall {
@@ -225,12 +457,15 @@ class WriterContractTest {
         w.beginRow();
     }
 
-    /** The Kryo string encoding is exactly String.getBytes(UTF_8), unpaired surrogates included. */
+    /**
+     * The Kryo string encoding is exactly String.getBytes(UTF_8), unpaired surrogates included, after its length as
+     * Kryo's own Output writes a varint; across chunks of the encoder and buffer growth.
+     */
     @Test
     void kryoStringsAreJavaUtf8() {
         Random random = new Random(3);
         for (int i = 0; i < 2000; i++) {
-            int n = i < 100 ? i : random.nextInt(2000);
+            int n = i < 100 ? i : i % 20 == 0 ? 4000 + random.nextInt(12000) : random.nextInt(2000);  // chunks, 3-byte lengths
             StringBuilder sb = new StringBuilder(n);
             for (int k = 0; k < n; k++) {
                 sb.append(switch (random.nextInt(6)) {
@@ -244,14 +479,15 @@ class WriterContractTest {
             }
             String s = sb.toString();
             byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-            ByteArrayOutputStream target = new ByteArrayOutputStream();
-            WireOutput out = new WireOutput(target, 16);  // tiny buffer: every string crosses fills
-            out.writeWireString(s);
-            out.flush();
-            WireOutput expected = new WireOutput(16 + utf8.length);
+            WireBuffer out = new WireBuffer(16);  // tiny buffer: every longer string grows it
+            out.require(1);
+            out.put(0x55);  // not at offset 0
+            out.kryoString(s);
+            Output expected = new Output(16 + utf8.length);
+            expected.writeByte(0x55);
             expected.writeVarInt(utf8.length, true);
             expected.writeBytes(utf8);
-            assertArrayEquals(expected.toBytes(), target.toByteArray(), () -> "string " + s.chars().boxed().toList());
+            assertArrayEquals(expected.toBytes(), out.toByteArray(), () -> "string " + s.chars().boxed().toList());
         }
     }
 
@@ -302,15 +538,18 @@ class WriterContractTest {
     private static final class TrackingStream extends OutputStream {
         private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         int flushes;
+        int writes;
         boolean closed;
 
         @Override
         public void write(int b) {
+            writes++;
             bytes.write(b);
         }
 
         @Override
         public void write(byte[] b, int off, int len) {
+            writes++;
             bytes.write(b, off, len);
         }
 

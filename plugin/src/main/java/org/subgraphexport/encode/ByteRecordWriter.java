@@ -6,46 +6,53 @@ import org.subgraphexport.wire.GraphWriter;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetTime;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.TemporalAccessor;
 import java.util.Arrays;
 
 /**
- * What the byte-level writers ({@link JsonGraphWriter}, {@link BsonGraphWriter}) share besides their encoding: the
- * record buffer and its hand-over to the target, the token-name caches, and the {@link GraphWriter} call protocol,
- * which they check themselves (the open typed array, the row, list and map stack, whether a property's value is
- * due) so that a call the contract forbids throws {@link IllegalStateException} before it writes anything.
+ * What the three encoders ({@link JsonGraphWriter}, {@link BsonGraphWriter}, {@link KryoGraphWriter}) share: the
+ * {@link GraphWriter} call protocol, the record buffer and its hand-over to the target, and the token dictionary.
+ * An encoder says only how each record and value is encoded, in bytes written into {@link #out}; each of its
+ * {@link GraphWriter} methods first asks this class where the call may go (a "slot"), so that every call the
+ * contract forbids throws {@link IllegalStateException} before anything is written, in every format.
  *
- * <p>Buffering: the buffer grows rather than hand part of a record to the target, and goes to the target (a write,
+ * <p>Buffering: {@link #out} grows rather than hand part of a record to the target, and goes to the target (a write,
  * no flush) at the end of a record once it holds {@link Wire#KRYO_BUFFER} bytes or more, so {@link #error} can cut
  * an unfinished record by moving the write position back to {@link #committed}, the end of the last complete one.
  * The target is flushed once, by {@link #finish}, and never closed.
  *
  * <p>Where a value goes: {@link #valueSlot} and its variants check the protocol and return the index of the value
- * in the innermost row, list or typed array (the writer separates or names it), or -1 for the value of the property
- * or map key written last (its name is written).
+ * in the innermost row, list or typed array (JSON separates it, BSON names it), or -1 for the value of the property
+ * or map key written last (BSON puts its type byte in front of that name).
+ *
+ * <p>Tokens: the database's label, type and key ids map to what the encoder writes for them, through one growable
+ * table per kind (no boxing): the name is asked for once, the encoder encodes the reference once
+ * ({@link #encodeToken}: a Kryo dictionary index, a quoted JSON name, a BSON string or element name), and the first
+ * mention may carry more ({@link #defineToken}: Kryo's name after the new index).
  */
-abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphWriter, BsonGraphWriter {
+abstract sealed class ByteRecordWriter implements GraphWriter
+        permits JsonGraphWriter, BsonGraphWriter, KryoGraphWriter {
     // kinds of open containers
     static final int ROW = 1, LIST = 2, MAP_KIND = 3;
     // records with properties
     static final int NODE = 1, RELATIONSHIP = 2;
+    // kinds of tokens
+    static final int LABEL_TOKEN = 0, TYPE_TOKEN = 1, KEY_TOKEN = 2;
 
-    private final OutputStream target;
-    byte[] buf = new byte[2 * Wire.KRYO_BUFFER];
-    int pos;
+    /** Where complete records go. */
+    private final OutputStream sink;
+    /** The record buffer: room for a full hand-over threshold plus a record of up to 64 KiB without growing. */
+    final WireBuffer out = new WireBuffer(2 * Wire.KRYO_BUFFER);
     /** Buffer position at the end of the last complete record: where {@link #error} cuts back to. */
     int committed;
     /** Bytes handed to the target so far. */
     private long drained;
     private TokenNames tokens;
-    /** Encoded names by database token id, as {@link #encodeLabel} and its kin make them. Null until first met. */
-    private byte[][] labels = new byte[64][], types = new byte[16][], keys = new byte[64][];
+    /** Per token kind, what {@link #encodeToken} made, by database token id; null until first met. */
+    private byte[][] labelRefs = new byte[64][], typeRefs = new byte[16][], keyRefs = new byte[64][];
+    /** Per token kind, the tokens in the stream so far. */
+    private final int[] dictionarySize = new int[3];
     private boolean started, closed, finished;
     /** Stream offset right after the header record. */
     private long headerEnd;
@@ -53,51 +60,63 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
     int inProperties;
     /** After {@link #property}, before its value. */
     boolean valueDue;
-    /** Kind of the open typed array, null outside arrays; its elements so far. */
+    /** Kind of the open typed array, null outside arrays; its announced size and elements so far. */
     ArrayKind array;
-    int arrayCount;
+    private int arraySize, arrayCount;
     /** Number of columns of a rows stream; -1 for a graph stream. */
     int columnCount = -1;
     long rows;
     /**
      * Open row, lists and maps, innermost last: kinds, announced sizes, entries so far, a map entry's value due,
-     * and where the writer says each one starts in the buffer.
+     * and where the encoder says each one starts in the buffer.
      */
-    int depth;
+    private int depth;
     private int[] containerKinds = new int[8], containerSizes = new int[8], containerCounts = new int[8];
-    int[] containerStarts = new int[8];
+    private int[] containerStarts = new int[8];
     private boolean[] mapValueDue = new boolean[8];
     /** For formatting temporal values and numbers without a String. */
     final StringBuilder text = new StringBuilder(64);
 
-    ByteRecordWriter(OutputStream target) {
-        this.target = target;
+    ByteRecordWriter(OutputStream sink) {
+        this.sink = sink;
     }
 
     // ---- records ------------------------------------------------------------------------------------------
 
     /** Starts {@link #header}: checks it comes once, and drops what a header() that threw half-way wrote. */
     final void beginHeader(TokenNames tokens) {
-        if (started) {
-            throw new IllegalStateException("header() twice");
+        if (started || finished) {
+            throw new IllegalStateException(started ? "header() twice" : "header() after finish()");
         }
         this.tokens = tokens;
-        pos = committed;
+        out.pos = committed;
     }
 
     /** The header record's bytes are complete. */
     final void endHeader() throws IOException {
         endRecord();
-        headerEnd = drained + pos;
+        headerEnd = drained + out.pos;
         started = true;
     }
 
     /** Checks that a node, relationship or row may begin here: after the header, between records. */
     final void beginRecord(String call) {
-        if (!started || closed || finished || pos != committed) {
+        if (!started || closed || finished || out.pos != committed) {
             throw new IllegalStateException(call + (!started ? " before header()" : closed || finished
                     ? " after the closing record" : " inside a record"));
         }
+    }
+
+    /** Checks that {@link #beginNode} may come here; its properties are then open. */
+    final void beginNodeRecord() {
+        beginRecord("beginNode()");
+        inProperties = NODE;
+    }
+
+    /** Checks that {@link #beginRelationship} may come here; its properties are then open. */
+    final void beginRelationshipRecord() {
+        beginRecord("beginRelationship()");
+        inProperties = RELATIONSHIP;
     }
 
     /** Checks that the open record is {@code record} and may end here. */
@@ -112,18 +131,19 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
         }
     }
 
-    /** Checks that a property may start here. */
-    final void checkProperty() {
+    /** Checks that a property may start here; its value is then due. */
+    final void propertySlot() {
         if (inProperties == 0 || valueDue || array != null) {
             throw new IllegalStateException(inProperties == 0 ? "property() outside a node or relationship"
                     : valueDue ? "property() where the previous property's value is due"
                     : "property() inside an array");
         }
+        valueDue = true;
     }
 
     /** Checks that {@code names} may be the columns record here: right after the header, at most as many as allowed. */
     final void checkColumns(String[] names) {
-        if (!started || closed || drained + committed != headerEnd || pos != committed) {
+        if (!started || closed || finished || drained + committed != headerEnd || out.pos != committed) {
             throw new IllegalStateException("columns() comes once, right after header()");
         }
         if (names.length > Wire.MAX_LENGTH) {
@@ -131,19 +151,33 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
         }
     }
 
-    /** Checks that a row may begin here. */
-    final void checkBeginRow() {
+    /** The columns record's bytes are complete: this is a rows stream. */
+    final void endColumns(int count) throws IOException {
+        endRecord();
+        columnCount = count;
+    }
+
+    /** Checks that a row may begin here, and opens it; {@code start} is where the encoder says it starts. */
+    final void beginRowSlot(int start) {
         if (columnCount < 0 || depth != 0 || array != null) {
             throw new IllegalStateException(columnCount < 0 ? "beginRow() without columns()"
                     : "beginRow() inside a row or an array");
         }
         beginRecord("beginRow()");
+        push(ROW, columnCount, start);
+    }
+
+    /** Checks that the open row has all its values, and closes it; returns where the encoder said it starts. */
+    final int endRowSlot() {
+        int start = pop(ROW, "endRow() without beginRow()");
+        rows++;
+        return start;
     }
 
     /** Checks that the end record may come here. */
     final void checkEnd() {
         requireOpen("end()");
-        if (pos != committed || depth != 0 || array != null) {
+        if (out.pos != committed || depth != 0 || array != null) {
             throw new IllegalStateException("end() inside a record");
         }
     }
@@ -151,7 +185,7 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
     /** Starts {@link #error}: checks it may come, and drops an unfinished record. */
     final void beginError() {
         requireOpen("error()");
-        pos = committed;
+        out.pos = committed;
         array = null;
         depth = 0;
         inProperties = 0;
@@ -174,15 +208,16 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
     /** A record's bytes are complete: remembers where it ends, and hands the buffer over once it is full enough. */
     final void endRecord() throws IOException {
         inProperties = 0;
-        if (pos >= Wire.KRYO_BUFFER) {
-            int n = pos;
-            pos = 0;
+        WireBuffer o = out;
+        int n = o.pos;
+        if (n >= Wire.KRYO_BUFFER) {
+            o.pos = 0;
             committed = 0;
-            target.write(buf, 0, n);
+            sink.write(o.buf, 0, n);
             drained += n;
             return;
         }
-        committed = pos;
+        committed = n;
     }
 
     @Override
@@ -191,22 +226,37 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
             return;
         }
         finished = true;
-        if (!started || pos != committed) {
+        if (!started || out.pos != committed) {
+            release();
             throw new IllegalStateException(!started ? "finish() before header()" : "finish() inside a record");
         }
         endStream();
-        int n = pos;
-        pos = 0;
+        int n = out.pos;
+        out.pos = 0;
         committed = 0;
         if (n > 0) {
-            target.write(buf, 0, n);
+            sink.write(out.buf, 0, n);
             drained += n;
         }
-        target.flush();
+        completeStream();
     }
 
     /** Whatever follows the last record (JSON: the closing bracket). */
-    abstract void endStream();
+    void endStream() {}
+
+    /** After the last bytes went to the sink: flushes it (kryo-lzf: finishes the compression, which flushes). */
+    void completeStream() throws IOException {
+        sink.flush();
+    }
+
+    @Override
+    public final void abort() {
+        finished = true;
+        release();
+    }
+
+    /** Releases what the encoder holds besides the buffer (kryo-lzf: the compressor); safe more than once. */
+    void release() {}
 
     // ---- where values go ----------------------------------------------------------------------------------
 
@@ -215,6 +265,10 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
      * value of the innermost row or list, or of the map key written last. Returns the row or list index, or -1.
      */
     final int valueSlot() {
+        if (valueDue) {  // a property's value (never inside a row: rows have no properties)
+            valueDue = false;
+            return -1;
+        }
         if (depth > 0) {
             int d = depth - 1;
             if (containerKinds[d] == MAP_KIND) {
@@ -226,10 +280,6 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
             }
             return containerCounts[d]++;
         }
-        if (valueDue) {
-            valueDue = false;
-            return -1;
-        }
         throw new IllegalStateException("a value without its property()");
     }
 
@@ -238,8 +288,9 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
         if (array == null) {
             return valueSlot();
         }
-        if (array != kind) {
-            throw new IllegalStateException(kind + " value in an array of " + array);
+        if (array != kind || arrayCount == arraySize) {
+            throw new IllegalStateException(array != kind ? kind + " value in an array of " + array
+                    : "more array elements than the " + arraySize + " announced");
         }
         return arrayCount++;
     }
@@ -252,16 +303,24 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
         return valueSlot();
     }
 
-    /** A typed array starts (the writer opens it, then sets {@link #array}). */
-    final int beginArraySlot() {
-        return scalarSlot("nested arrays are not values");
+    /** A typed array of {@code size} elements starts here: it is then open; returns its {@link #valueSlot}. */
+    final int beginArraySlot(int size, ArrayKind kind) {
+        if (size < 0 || size > Wire.MAX_LENGTH) {
+            throw new IllegalArgumentException("array size " + size + " outside 0.." + Wire.MAX_LENGTH);
+        }
+        int slot = scalarSlot("nested arrays are not values");
+        array = kind;
+        arraySize = size;
+        arrayCount = 0;
+        return slot;
     }
 
-    /** Ends the open typed array and returns its kind. */
+    /** Ends the open typed array, which has all its elements, and returns its kind. */
     final ArrayKind endArraySlot() {
         ArrayKind kind = array;
-        if (kind == null) {
-            throw new IllegalStateException("endArray without beginArray");
+        if (kind == null || arrayCount != arraySize) {
+            throw new IllegalStateException(kind == null ? "endArray without beginArray"
+                    : "an array of " + arraySize + " elements received " + arrayCount);
         }
         array = null;
         return kind;
@@ -275,7 +334,7 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
         return valueSlot();
     }
 
-    /** A list or a map of {@code size} entries starts; the writer then {@link #push}es it. */
+    /** A list or a map of {@code size} entries starts; the encoder then {@link #push}es it. */
     final int containerSlot(String call, int size) {
         if (size < 0 || size > Wire.MAX_LENGTH) {
             throw new IllegalArgumentException(call + " size " + size + " outside 0.." + Wire.MAX_LENGTH);
@@ -302,6 +361,7 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
         return containerCounts[d]++;
     }
 
+    /** Opens a row, list or map of {@code size} entries; {@code start} is where the encoder says it starts. */
     final void push(int kind, int size, int start) {
         if (depth == containerKinds.length) {
             containerKinds = Arrays.copyOf(containerKinds, depth * 2);
@@ -340,32 +400,7 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
         return containerStarts[d];
     }
 
-    // ---- temporal values -----------------------------------------------------------------------------------
-
-    @Override
-    public final void writeDate(LocalDate value) throws IOException {
-        temporal(ArrayKind.DATE, DateTimeFormatter.ISO_LOCAL_DATE, value);
-    }
-
-    @Override
-    public final void writeLocalTime(LocalTime value) throws IOException {
-        temporal(ArrayKind.LOCAL_TIME, DateTimeFormatter.ISO_LOCAL_TIME, value);
-    }
-
-    @Override
-    public final void writeTime(OffsetTime value) throws IOException {
-        temporal(ArrayKind.TIME, DateTimeFormatter.ISO_OFFSET_TIME, value);
-    }
-
-    @Override
-    public final void writeLocalDateTime(LocalDateTime value) throws IOException {
-        temporal(ArrayKind.LOCAL_DATE_TIME, DateTimeFormatter.ISO_LOCAL_DATE_TIME, value);
-    }
-
-    @Override
-    public final void writeDateTime(ZonedDateTime value) throws IOException {
-        temporal(ArrayKind.DATE_TIME, DateTimeFormatter.ISO_ZONED_DATE_TIME, value);
-    }
+    // ---- helpers of the text formats ----------------------------------------------------------------------
 
     /** The tag of a single value of {@code kind} outside arrays: its array tag without the brackets, e.g. "date". */
     static String valueTag(ArrayKind kind) {
@@ -373,14 +408,8 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
         return arrayTag.substring(0, arrayTag.length() - 2);
     }
 
-    /**
-     * A temporal value of {@code kind} (the array kind that holds it), as {@code format} writes it: outside arrays
-     * tagged with {@link #valueTag}.
-     */
-    abstract void temporal(ArrayKind kind, DateTimeFormatter format, TemporalAccessor value);
-
     /** {@code value} as {@code format} writes it, in {@link #text}. */
-    final StringBuilder format(DateTimeFormatter format, TemporalAccessor value) {
+    final StringBuilder iso(DateTimeFormatter format, TemporalAccessor value) {
         StringBuilder sb = text;
         sb.setLength(0);
         format.formatTo(value, sb);
@@ -389,31 +418,31 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
 
     // ---- vectors ------------------------------------------------------------------------------------------
 
-    /** Each of a vector's values, in order, to the writer's hook for its kind. */
+    /** Each of a vector's values, in order, to the encoder's hook for its kind. */
     final void vectorValues(VectorKind kind, Object values) {
         switch (kind) {
             case INT8 -> {
                 byte[] v = (byte[]) values;
                 for (int i = 0; i < v.length; i++) {
-                    vectorInteger(i, v[i], false);
+                    vectorInteger(i, v[i], kind);
                 }
             }
             case INT16 -> {
                 short[] v = (short[]) values;
                 for (int i = 0; i < v.length; i++) {
-                    vectorInteger(i, v[i], false);
+                    vectorInteger(i, v[i], kind);
                 }
             }
             case INT32 -> {
                 int[] v = (int[]) values;
                 for (int i = 0; i < v.length; i++) {
-                    vectorInteger(i, v[i], false);
+                    vectorInteger(i, v[i], kind);
                 }
             }
             case INT64 -> {
                 long[] v = (long[]) values;
                 for (int i = 0; i < v.length; i++) {
-                    vectorInteger(i, v[i], true);
+                    vectorInteger(i, v[i], kind);
                 }
             }
             case FLOAT32 -> {
@@ -431,8 +460,20 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
         }
     }
 
-    /** The {@code index}th value of an integer vector; {@code int64} for INT64, else it fits an int. */
-    abstract void vectorInteger(int index, long value, boolean int64);
+    /** The number of values of a vector. */
+    static int vectorLength(VectorKind kind, Object values) {
+        return switch (kind) {
+            case INT8 -> ((byte[]) values).length;
+            case INT16 -> ((short[]) values).length;
+            case INT32 -> ((int[]) values).length;
+            case INT64 -> ((long[]) values).length;
+            case FLOAT32 -> ((float[]) values).length;
+            case FLOAT64 -> ((double[]) values).length;
+        };
+    }
+
+    /** The {@code index}th value of an integer vector of {@code kind} (it fits an int unless INT64). */
+    abstract void vectorInteger(int index, long value, VectorKind kind);
 
     abstract void vectorFloat(int index, float value);
 
@@ -440,80 +481,52 @@ abstract sealed class ByteRecordWriter implements GraphWriter permits JsonGraphW
 
     // ---- tokens -------------------------------------------------------------------------------------------
 
-    final byte[] label(int id) {
-        byte[][] cache = labels = ensure(labels, id);
-        byte[] s = cache[id];
-        if (s == null) {
-            s = cache[id] = encodeLabel(WireText.wellFormed(tokens.label(id)));
+    /**
+     * What to write for the token {@code id} of {@code kind} ({@link #LABEL_TOKEN}, {@link #TYPE_TOKEN},
+     * {@link #KEY_TOKEN}): its reference, or on its first mention in the stream its definition. Asks
+     * {@link TokenNames} once per token.
+     */
+    final byte[] token(int kind, int id) {
+        byte[][] refs = kind == KEY_TOKEN ? keyRefs : kind == LABEL_TOKEN ? labelRefs : typeRefs;
+        byte[] ref;
+        if (id < refs.length && id >= 0 && (ref = refs[id]) != null) {
+            return ref;
         }
-        return s;
+        return newToken(kind, id);
     }
 
-    final byte[] type(int id) {
-        byte[][] cache = types = ensure(types, id);
-        byte[] s = cache[id];
-        if (s == null) {
-            s = cache[id] = encodeType(WireText.wellFormed(tokens.relationshipType(id)));
+    /** A token's first mention: its name, its reference, what defines it. */
+    private byte[] newToken(int kind, int id) {
+        if (id < 0) {
+            throw new IllegalArgumentException("negative token id " + id);
         }
-        return s;
-    }
-
-    final byte[] key(int id) {
-        byte[][] cache = keys = ensure(keys, id);
-        byte[] s = cache[id];
-        if (s == null) {
-            s = cache[id] = encodeKey(WireText.wellFormed(tokens.propertyKey(id)));
-        }
-        return s;
-    }
-
-    /** A label as the writer copies it, from its name with unpaired surrogates replaced. */
-    abstract byte[] encodeLabel(String name);
-
-    abstract byte[] encodeType(String name);
-
-    abstract byte[] encodeKey(String name);
-
-    private static byte[][] ensure(byte[][] cache, int id) {
-        if (id < cache.length) {
-            if (id < 0) {
-                throw new IllegalArgumentException("negative token id " + id);
+        String name = WireText.wellFormed(switch (kind) {  // first: it may fail, and nothing is defined then
+            case LABEL_TOKEN -> tokens.label(id);
+            case TYPE_TOKEN -> tokens.relationshipType(id);
+            default -> tokens.propertyKey(id);
+        });
+        byte[] ref = encodeToken(kind, dictionarySize[kind]++, name);
+        byte[][] refs = kind == KEY_TOKEN ? keyRefs : kind == LABEL_TOKEN ? labelRefs : typeRefs;
+        if (id >= refs.length) {
+            refs = Arrays.copyOf(refs, Math.max(id + 1, refs.length * 2));
+            switch (kind) {
+                case LABEL_TOKEN -> labelRefs = refs;
+                case TYPE_TOKEN -> typeRefs = refs;
+                default -> keyRefs = refs;
             }
-            return cache;
         }
-        return Arrays.copyOf(cache, Math.max(id + 1, cache.length * 2));
+        refs[id] = ref;
+        return defineToken(ref, name);
     }
 
-    // ---- bytes --------------------------------------------------------------------------------------------
+    /**
+     * How the encoder refers to the {@code index}th token of {@code kind} in the stream, named {@code name}
+     * (unpaired surrogates already replaced by {@code '?'}).
+     */
+    abstract byte[] encodeToken(int kind, int index, String name);
 
-    final void ensure(int n) {
-        if (n > buf.length - pos) {
-            long needed = (long) pos + n;
-            if (needed > Integer.MAX_VALUE - 8) {
-                throw new IllegalStateException("a record of more than 2 GB");
-            }
-            buf = Arrays.copyOf(buf, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(needed, 2L * buf.length)));
-        }
-    }
-
-    final void put(byte b) {
-        ensure(1);
-        buf[pos++] = b;
-    }
-
-    final void put(byte[] bytes) {
-        int n = bytes.length;
-        ensure(n);
-        System.arraycopy(bytes, 0, buf, pos, n);
-        pos += n;
-    }
-
-    /** Lower-case hex digits, as {@link java.util.UUID#toString()} writes them. */
-    static void hex(byte[] b, int at, long bits, int digits) {
-        for (int i = at + digits - 1; i >= at; i--) {
-            int d = (int) (bits & 0xF);
-            b[i] = (byte) (d < 10 ? '0' + d : 'a' + d - 10);
-            bits >>>= 4;
-        }
+    /** What the first mention of a token writes: by default its reference. */
+    byte[] defineToken(byte[] ref, String name) {
+        return ref;
     }
 }

@@ -4,52 +4,85 @@ import org.subgraphexport.wire.Header;
 import org.subgraphexport.wire.TokenNames;
 import org.subgraphexport.wire.Wire;
 
-import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetTime;
+import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.time.temporal.TemporalAccessor;
 
 /**
- * Writes the {@code json} format (see {@link Wire}) as bytes into its own buffer: the same bytes as Jackson's
- * {@code UTF8JsonGenerator} behind the test sources' {@code JacksonGraphWriter.json} (the reference this writer is
- * tested against, call by call and byte by byte), at a fraction of the cost. A record's fixed parts are pre-encoded runs
- * (<code>,{"record":"node","id":</code> is one copy), token names are quoted and encoded once per stream and kept by
- * database token id, element ids are the prefix's bytes and decimal digits, and there is no generator context to
- * keep: this writer's own state (the open typed array, the row, list and map stack, whether a property's value is
- * due) is all the checking the {@link GraphWriter} contract needs.
+ * Writes the {@code json} format (see {@link Wire}): the same bytes as Jackson's {@code UTF8JsonGenerator} behind
+ * the test sources' {@code JacksonGraphWriter.json} (the reference this writer is tested against, call by call and
+ * byte by byte), at a fraction of the cost. A record's fixed parts are pre-encoded runs
+ * (<code>,{"record":"node","id":</code> is one copy), token names are quoted and encoded once per stream, element
+ * ids are the prefix's bytes and decimal digits.
  *
  * <p>Bytes are Jackson's default output: no whitespace; in strings {@code "} and {@code \} escaped with a
  * backslash, control characters as {@code \b \t \n \f \r} or <code>&#92;u00XX</code>, every UTF-16 surrogate
- * (paired or not) as <code>&#92;uXXXX</code>, all other characters as UTF-8; token names (labels, types, keys) quoted
- * by Jackson's {@link JsonStringEncoder}, which writes a surrogate pair as one 4-byte UTF-8 sequence; numbers as
- * {@link Integer#toString}, {@link Long#toString}, {@link Float#toString} and {@link Double#toString} write them;
- * binary as standard base64 with padding.
+ * (paired or not) as <code>&#92;uXXXX</code>, all other characters as UTF-8; token names (labels, types, keys) as
+ * Jackson's {@code JsonStringEncoder} quotes a pre-encoded name: the same escapes, but a surrogate pair as one
+ * 4-byte UTF-8 sequence; numbers as {@link Integer#toString}, {@link Long#toString}, {@link Float#toString} and
+ * {@link Double#toString} write them; binary as standard base64 with padding.
  *
- * <p>Buffering and the protocol checks are {@link ByteRecordWriter}'s (shared with {@link BsonGraphWriter}): the
- * buffer goes to the target at the end of a record once it holds {@link Wire#KRYO_BUFFER} bytes or more, so
- * {@link #error} can cut an unfinished record; the target is flushed once, by {@link #finish}.
+ * <p>The protocol checks, the buffer and its hand-over, and the token dictionary are {@link ByteRecordWriter}'s.
  */
 public final class JsonGraphWriter extends ByteRecordWriter {
-    private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] BASE64 =
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".getBytes(StandardCharsets.US_ASCII);
-    /** Per ASCII byte: 0 written as it is, a letter for a two-character escape, 'u' for <code>&#92;u00XX</code>. */
-    private static final byte[] ESCAPES = new byte[128];
+    /** Most bytes of a finite float or double as {@link Double#toString} spells it. */
+    private static final int MAX_FLOATING = 24;
 
-    static {
-        for (int c = 0; c < 0x20; c++) {
-            ESCAPES[c] = 'u';
+    /** JSON's escapes: {@code "}, {@code \}, control characters; in string values also every surrogate. */
+    private static final class JsonEscapes extends WireBuffer.Escapes {
+        private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+        /** Per ASCII char: a letter for a two-character escape, 'u' for <code>&#92;u00XX</code>. */
+        private static final byte[] SHORT = new byte[128];
+
+        static {
+            for (int c = 0; c < 0x20; c++) {
+                SHORT[c] = 'u';
+            }
+            SHORT['"'] = '"';
+            SHORT['\\'] = '\\';
+            SHORT['\b'] = 'b';
+            SHORT['\t'] = 't';
+            SHORT['\f'] = 'f';
+            SHORT['\n'] = 'n';
+            SHORT['\r'] = 'r';
         }
-        ESCAPES['"'] = '"';
-        ESCAPES['\\'] = '\\';
-        ESCAPES['\b'] = 'b';
-        ESCAPES['\t'] = 't';
-        ESCAPES['\f'] = 'f';
-        ESCAPES['\n'] = 'n';
-        ESCAPES['\r'] = 'r';
+
+        JsonEscapes(boolean surrogates) {
+            super(surrogates, 6);
+            for (int c = 0; c < 128; c++) {
+                ascii[c] = SHORT[c] != 0;
+            }
+        }
+
+        @Override
+        int escape(char c, byte[] b, int p) {
+            b[p++] = '\\';
+            byte e = c < 0x80 ? SHORT[c] : (byte) 'u';
+            if (e != 'u') {
+                b[p++] = e;
+                return p;
+            }
+            b[p++] = 'u';
+            b[p++] = HEX[(c >> 12) & 0xF];
+            b[p++] = HEX[(c >> 8) & 0xF];
+            b[p++] = HEX[(c >> 4) & 0xF];
+            b[p++] = HEX[c & 0xF];
+            return p;
+        }
     }
+
+    /** String values: every surrogate escaped, as Jackson's generator writes a String. */
+    private static final JsonEscapes VALUE = new JsonEscapes(true);
+    /** Token names: pairs as UTF-8, as Jackson's {@code JsonStringEncoder.quoteAsUTF8} writes them. */
+    private static final JsonEscapes NAME = new JsonEscapes(false);
 
     private static final byte[]
             NODE_START = ascii(",{\"record\":\"node\",\"id\":"),
@@ -76,7 +109,9 @@ public final class JsonGraphWriter extends ByteRecordWriter {
             NODE_REF = tag(Wire.Json.NODE_REF), RELATIONSHIP_REF = tag(Wire.Json.RELATIONSHIP_REF),
             POINT_START = ascii("{\"srid\":"), COORDINATES = ascii(",\"coordinates\":["),
             POINT_TAG = tag(Wire.Json.POINT), PATH_START = ascii("{\"" + Wire.Json.PATH + "\":{\"nodes\":["),
-            PATH_RELATIONSHIPS = ascii("],\"relationships\":["), LONG_MIN = ascii(Long.toString(Long.MIN_VALUE));
+            PATH_RELATIONSHIPS = ascii("],\"relationships\":[");
+    /** Longest of {@link #NAN}, {@link #INFINITY}, {@link #NEGATIVE_INFINITY}. */
+    private static final int MAX_NON_FINITE = NEGATIVE_INFINITY.length;
     private static final byte[][] ARRAY_TAGS = new byte[ArrayKind.values().length][];
     /** Per array kind, the tag of one value outside arrays (used for temporal values). */
     private static final byte[][] VALUE_TAGS = new byte[ArrayKind.values().length][];
@@ -94,9 +129,8 @@ public final class JsonGraphWriter extends ByteRecordWriter {
         }
     }
 
-    /** {@code "} and the element-id prefix as bytes, room for the digits; null if the prefix needs escaping. */
+    /** {@code "} and the element-id prefix as bytes; null if the prefix needs escaping. */
     private byte[] nodeIdBytes, relIdBytes;
-    private int nodePrefix, relPrefix;
     private String nodeIdPrefix, relIdPrefix;
     /** Properties of the open record so far. */
     private int propertyCount;
@@ -125,252 +159,268 @@ public final class JsonGraphWriter extends ByteRecordWriter {
         beginHeader(tokens);
         nodeIdPrefix = header.nodeIdPrefix();  // as it is: an unpaired surrogate in it is escaped, not replaced
         relIdPrefix = header.relIdPrefix();
-        nodeIdBytes = rawIdBuffer(nodeIdPrefix);
-        nodePrefix = nodeIdPrefix.length() + 1;
-        relIdBytes = rawIdBuffer(relIdPrefix);
-        relPrefix = relIdPrefix.length() + 1;
-        put(HEADER_START);
-        string(WireText.wellFormed(header.database()));
-        put(ROOT);
-        string(WireText.wellFormed(header.root()));
-        put((byte) '}');
+        nodeIdBytes = rawIdPrefix(nodeIdPrefix);
+        relIdBytes = rawIdPrefix(relIdPrefix);
+        out.append(HEADER_START);
+        string(WireText.wellFormed(header.database()), 0);
+        out.append(ROOT);
+        string(WireText.wellFormed(header.root()), 1);
+        out.put('}');
         endHeader();
     }
 
     @Override
     public void beginNode(long id, int[] labelIds, int labelCount) throws IOException {
-        beginRecord("beginNode()");
-        put(NODE_START);
+        beginNodeRecord();
+        WireBuffer o = out;
+        o.append(NODE_START);
         nodeId(id);
-        put(LABELS_START);
+        o.append(LABELS_START);
         for (int i = 0; i < labelCount; i++) {
+            byte[] label = token(LABEL_TOKEN, labelIds[i]);
+            o.require(1 + label.length);
             if (i > 0) {
-                put((byte) ',');
+                o.put(',');
             }
-            put(label(labelIds[i]));
+            o.put(label);
         }
-        put(NODE_PROPERTIES);
-        inProperties = NODE;
+        o.append(NODE_PROPERTIES);
         propertyCount = 0;
     }
 
     @Override
     public void endNode() throws IOException {
-        endRecordWithProperties(NODE);
+        endProperties(NODE);
+        endRecordWithProperties();
     }
 
     @Override
     public void beginRelationship(long id, int type, long startNode, long endNode) throws IOException {
-        beginRecord("beginRelationship()");
-        put(RELATIONSHIP_START);
+        beginRelationshipRecord();
+        WireBuffer o = out;
+        o.append(RELATIONSHIP_START);
         relationshipId(id);
-        put(TYPE);
-        put(type(type));
-        put(START);
+        o.append(TYPE);
+        o.append(token(TYPE_TOKEN, type));
+        o.append(START);
         nodeId(startNode);
-        put(END);
+        o.append(END);
         nodeId(endNode);
-        put(PROPERTIES);
-        inProperties = RELATIONSHIP;
+        o.append(PROPERTIES);
         propertyCount = 0;
     }
 
     @Override
     public void endRelationship() throws IOException {
-        endRecordWithProperties(RELATIONSHIP);
+        endProperties(RELATIONSHIP);
+        endRecordWithProperties();
     }
 
-    private void endRecordWithProperties(int record) throws IOException {
-        endProperties(record);
-        put((byte) '}', (byte) '}');
+    private void endRecordWithProperties() throws IOException {
+        out.require(2);
+        out.put('}', '}');
         endRecord();
     }
 
     @Override
     public void property(int key) throws IOException {
-        checkProperty();
-        byte[] name = key(key);
+        propertySlot();
+        byte[] name = token(KEY_TOKEN, key);
+        WireBuffer o = out;
+        o.require(1 + name.length);
         if (propertyCount++ > 0) {
-            put((byte) ',');
+            o.put(',');
         }
-        put(name);
-        valueDue = true;
+        o.put(name);
     }
 
     @Override
     public void columns(String[] names) throws IOException {
         checkColumns(names);
-        put(COLUMNS_START);
+        out.append(COLUMNS_START);
         for (int i = 0; i < names.length; i++) {
-            if (i > 0) {
-                put((byte) ',');
-            }
-            string(WireText.wellFormed(names[i]));
+            out.require(2);
+            comma(i);
+            string(WireText.wellFormed(names[i]), 0);
         }
-        put((byte) ']', (byte) '}');
-        endRecord();
-        columnCount = names.length;
+        out.require(2);
+        out.put(']', '}');
+        endColumns(names.length);
     }
 
     @Override
     public void beginRow() throws IOException {
-        checkBeginRow();
-        put(ROW_START);
-        push(ROW, columnCount, pos);
+        beginRowSlot(out.pos);
+        out.append(ROW_START);
     }
 
     @Override
     public void endRow() throws IOException {
-        pop(ROW, "endRow() without beginRow()");
-        put((byte) ']', (byte) '}');
+        endRowSlot();
+        out.require(2);
+        out.put(']', '}');
         endRecord();
-        rows++;
     }
 
     @Override
     public void end(long nodes, long relationships, boolean truncated) throws IOException {
         checkEnd();
-        put(END_START);
-        number(nodes);
-        put(RELATIONSHIPS);
-        number(relationships);
-        put(truncated ? TRUNCATED_TRUE : TRUNCATED_FALSE);
+        WireBuffer o = out;
+        o.require(END_START.length + RELATIONSHIPS.length + TRUNCATED_FALSE.length + ROWS.length
+                + 3 * WireBuffer.MAX_DECIMAL + 1);
+        o.put(END_START);
+        o.decimal(nodes);
+        o.put(RELATIONSHIPS);
+        o.decimal(relationships);
+        o.put(truncated ? TRUNCATED_TRUE : TRUNCATED_FALSE);
         if (columnCount >= 0) {
-            put(ROWS);
-            number(rows);
+            o.put(ROWS);
+            o.decimal(rows);
         }
-        put((byte) '}');
+        o.put('}');
         endClosingRecord();
     }
 
     @Override
     public void error(String code, String message) throws IOException {
         beginError();  // drops an unfinished record
-        put(ERROR_START);
-        string(WireText.wellFormed(code));
-        put(MESSAGE);
-        string(message == null ? "" : WireText.wellFormed(message));
-        put((byte) '}');
+        out.append(ERROR_START);
+        string(WireText.wellFormed(code), 0);
+        out.append(MESSAGE);
+        string(message == null ? "" : WireText.wellFormed(message), 1);
+        out.put('}');
         endClosingRecord();
     }
 
     @Override
     void endStream() {
-        put((byte) ']');
+        out.require(1);
+        out.put(']');
     }
 
     // ---- values -------------------------------------------------------------------------------------------
 
     @Override
     public void writeBoolean(boolean value) throws IOException {
-        element(ArrayKind.BOOLEAN);
-        put(value ? TRUE : FALSE);
+        element(ArrayKind.BOOLEAN, FALSE.length);
+        out.put(value ? TRUE : FALSE);
     }
 
     @Override
     public void writeByte(byte value) throws IOException {
-        comma(scalarSlot("byte arrays are written with writeBytes"));
-        put(BYTE);
-        number(value);
-        put((byte) '}');
+        int slot = scalarSlot("byte arrays are written with writeBytes");
+        WireBuffer o = out;
+        o.require(1 + BYTE.length + 4 + 1);
+        comma(slot);
+        o.put(BYTE);
+        o.decimal(value);
+        o.put('}');
     }
 
     @Override
     public void writeShort(short value) throws IOException {
-        boolean tagged = open(ArrayKind.SHORT, SHORT);
-        number(value);
+        boolean tagged = open(ArrayKind.SHORT, SHORT, 6);
+        out.decimal(value);
         close(tagged);
     }
 
     @Override
     public void writeInt(int value) throws IOException {
-        boolean tagged = open(ArrayKind.INT, INT);
-        number(value);
+        boolean tagged = open(ArrayKind.INT, INT, 11);
+        out.decimal(value);
         close(tagged);
     }
 
     @Override
     public void writeLong(long value) throws IOException {
-        element(ArrayKind.LONG);
-        number(value);
+        element(ArrayKind.LONG, WireBuffer.MAX_DECIMAL);
+        out.decimal(value);
     }
 
     @Override
     public void writeFloat(float value) throws IOException {
-        boolean tagged = open(ArrayKind.FLOAT, FLOAT);
-        if (Float.isFinite(value)) {
-            floating(value);
-        } else {
-            nonFinite(value);
-        }
+        boolean tagged = open(ArrayKind.FLOAT, FLOAT, MAX_FLOATING);
+        floatPayload(value);
         close(tagged);
     }
 
     @Override
     public void writeDouble(double value) throws IOException {
         if (array != null) {
-            element(ArrayKind.DOUBLE);
+            element(ArrayKind.DOUBLE, MAX_FLOATING);
             doublePayload(value);
         } else if (Double.isFinite(value)) {
-            value();
+            int slot = valueSlot();
+            out.require(1 + MAX_FLOATING);
+            comma(slot);
             floating(value);
         } else {
-            value();
-            put(DOUBLE);
+            int slot = valueSlot();
+            WireBuffer o = out;
+            o.require(1 + DOUBLE.length + MAX_NON_FINITE + 1);
+            comma(slot);
+            o.put(DOUBLE);
             nonFinite(value);
-            put((byte) '}');
+            o.put('}');
         }
     }
 
     @Override
     public void writeChar(char value) throws IOException {
-        boolean tagged = open(ArrayKind.CHAR, CHAR);
-        string(Character.isSurrogate(value) ? "?" : String.valueOf(value));
+        boolean tagged = open(ArrayKind.CHAR, CHAR, 1);
+        StringBuilder c = text;
+        c.setLength(0);
+        c.append(Character.isSurrogate(value) ? '?' : value);  // a lone surrogate is unpaired
+        string(c, 1);
         close(tagged);
     }
 
     @Override
     public void writeString(String value) throws IOException {
-        element(ArrayKind.STRING);
-        string(WireText.wellFormed(value));
+        element(ArrayKind.STRING, 0);
+        string(WireText.wellFormed(value), 0);
     }
 
     /** ASCII bytes are copied (escaped where JSON needs it) in one pass; other content is decoded first. */
     @Override
     public void writeUtf8(byte[] utf8, int offset, int length) throws IOException {
-        element(ArrayKind.STRING);
-        int start = pos;
-        ensure(length + 2);
-        byte[] b = buf;
-        int p = pos;
+        element(ArrayKind.STRING, 0);
+        WireBuffer o = out;
+        int start = o.pos;
+        o.require(length + 2);
+        byte[] b = o.buf;
+        int p = o.pos;
         b[p++] = '"';
         for (int i = offset, end = offset + length; i < end; i++) {
             byte c = utf8[i];
             if (c < 0) {
-                pos = start;
+                o.pos = start;
                 // decoding never yields an unpaired surrogate (malformed bytes become U+FFFD): no wellFormed scan
-                string(new String(utf8, offset, length, StandardCharsets.UTF_8));
+                string(new String(utf8, offset, length, StandardCharsets.UTF_8), 0);
                 return;
             }
-            if (ESCAPES[c] == 0) {
+            if (!VALUE.ascii[c]) {
                 b[p++] = c;
             } else {
-                pos = p;
-                ensure(6 + end - i);
-                b = buf;
-                p = escape(c, b, pos);
+                o.pos = p;
+                o.require(6 + end - i);
+                b = o.buf;
+                p = VALUE.escape((char) c, b, p);
             }
         }
         b[p++] = '"';
-        pos = p;
+        o.pos = p;
     }
 
     @Override
     public void writeBytes(byte[] value) throws IOException {
-        comma(scalarSlot("writeBytes inside an array"));
-        put(BYTES);
+        int slot = scalarSlot("writeBytes inside an array");
+        WireBuffer o = out;
+        o.require(1 + BYTES.length + 2 + (value.length + 2) / 3 * 4 + 1);
+        comma(slot);
+        o.put(BYTES);
         base64(value);
-        put((byte) '}');
+        o.put('}');
     }
 
     @Override
@@ -378,210 +428,263 @@ public final class JsonGraphWriter extends ByteRecordWriter {
         if (coordinates.length != 2 && coordinates.length != 3) {
             throw new IllegalArgumentException("a point has 2 or 3 coordinates, not " + coordinates.length);
         }
-        boolean tagged = open(ArrayKind.POINT, POINT_TAG);
-        put(POINT_START);
-        number(srid);
-        put(COORDINATES);
+        boolean tagged = open(ArrayKind.POINT, POINT_TAG,
+                POINT_START.length + 11 + COORDINATES.length + 3 * (1 + MAX_FLOATING) + 2);
+        WireBuffer o = out;
+        o.put(POINT_START);
+        o.decimal(srid);
+        o.put(COORDINATES);
         for (int i = 0; i < coordinates.length; i++) {
-            if (i > 0) {
-                put((byte) ',');
-            }
+            comma(i);
             doublePayload(coordinates[i]);
         }
-        put((byte) ']', (byte) '}');
+        o.put(']', '}');
         close(tagged);
     }
 
     @Override
     public void writeDuration(long months, long days, long seconds, int nanos) throws IOException {
-        boolean tagged = open(ArrayKind.DURATION, DURATION);
-        put((byte) '[');
-        number(months);
-        put((byte) ',');
-        number(days);
-        put((byte) ',');
-        number(seconds);
-        put((byte) ',');
-        number(nanos);
-        put((byte) ']');
+        boolean tagged = open(ArrayKind.DURATION, DURATION, 5 + 4 * WireBuffer.MAX_DECIMAL);
+        WireBuffer o = out;
+        o.put('[');
+        o.decimal(months);
+        o.put(',');
+        o.decimal(days);
+        o.put(',');
+        o.decimal(seconds);
+        o.put(',');
+        o.decimal(nanos);
+        o.put(']');
+        close(tagged);
+    }
+
+    @Override
+    public void writeDate(LocalDate value) throws IOException {
+        temporal(ArrayKind.DATE, DateTimeFormatter.ISO_LOCAL_DATE, value);
+    }
+
+    @Override
+    public void writeLocalTime(LocalTime value) throws IOException {
+        temporal(ArrayKind.LOCAL_TIME, DateTimeFormatter.ISO_LOCAL_TIME, value);
+    }
+
+    @Override
+    public void writeTime(OffsetTime value) throws IOException {
+        temporal(ArrayKind.TIME, DateTimeFormatter.ISO_OFFSET_TIME, value);
+    }
+
+    @Override
+    public void writeLocalDateTime(LocalDateTime value) throws IOException {
+        temporal(ArrayKind.LOCAL_DATE_TIME, DateTimeFormatter.ISO_LOCAL_DATE_TIME, value);
+    }
+
+    @Override
+    public void writeDateTime(ZonedDateTime value) throws IOException {
+        temporal(ArrayKind.DATE_TIME, DateTimeFormatter.ISO_ZONED_DATE_TIME, value);
+    }
+
+    /** A temporal value of {@code kind} as an ISO string; outside arrays tagged with {@link #valueTag}. */
+    private void temporal(ArrayKind kind, DateTimeFormatter format, java.time.temporal.TemporalAccessor value) {
+        boolean tagged = open(kind, VALUE_TAGS[kind.ordinal()], 1);
+        string(iso(format, value), 1);
         close(tagged);
     }
 
     @Override
     public void writeUuid(long msb, long lsb) throws IOException {
-        boolean tagged = open(ArrayKind.UUID, UUID);
-        ensure(38);
-        byte[] b = buf;
-        int p = pos;
-        b[p] = '"';
-        hex(b, p + 1, msb >>> 32, 8);
-        b[p + 9] = '-';
-        hex(b, p + 10, msb >>> 16, 4);
-        b[p + 14] = '-';
-        hex(b, p + 15, msb, 4);
-        b[p + 19] = '-';
-        hex(b, p + 20, lsb >>> 48, 4);
-        b[p + 24] = '-';
-        hex(b, p + 25, lsb, 12);
-        b[p + 37] = '"';
-        pos = p + 38;
+        boolean tagged = open(ArrayKind.UUID, UUID, 2 + WireBuffer.UUID_TEXT);
+        WireBuffer o = out;
+        o.put('"');
+        o.uuid(msb, lsb);
+        o.put('"');
         close(tagged);
     }
 
     @Override
     public void writeVector(VectorKind kind, Object values) throws IOException {
-        comma(scalarSlot("writeVector inside an array"));
-        put(VECTOR_STARTS[kind.ordinal()]);
+        int slot = scalarSlot("writeVector inside an array");
+        byte[] start = VECTOR_STARTS[kind.ordinal()];
+        out.require(1 + start.length);
+        comma(slot);
+        out.put(start);
         vectorValues(kind, values);
-        put((byte) ']', (byte) '}');
-        put((byte) '}');
+        out.require(3);
+        out.put(']', '}');
+        out.put('}');
     }
 
     @Override
-    void vectorInteger(int index, long value, boolean int64) {
+    void vectorInteger(int index, long value, VectorKind kind) {
+        out.require(1 + WireBuffer.MAX_DECIMAL);
         comma(index);
-        number(value);
+        out.decimal(value);
     }
 
     @Override
     void vectorFloat(int index, float value) {
+        out.require(1 + MAX_FLOATING);
         comma(index);
-        if (Float.isFinite(value)) {
-            floating(value);
-        } else {
-            nonFinite(value);
-        }
+        floatPayload(value);
     }
 
     @Override
     void vectorDouble(int index, double value) {
+        out.require(1 + MAX_FLOATING);
         comma(index);
         doublePayload(value);
     }
 
-    private void comma(int index) {
-        if (index > 0) {
-            put((byte) ',');
-        }
-    }
-
     @Override
     public void beginArray(int size, ArrayKind kind) throws IOException {
-        comma(beginArraySlot());
-        put(ARRAY_TAGS[kind.ordinal()]);
-        array = kind;
-        arrayCount = 0;
+        int slot = beginArraySlot(size, kind);
+        byte[] tag = ARRAY_TAGS[kind.ordinal()];
+        out.require(1 + tag.length);
+        comma(slot);
+        out.put(tag);
     }
 
     @Override
     public void endArray() throws IOException {
         endArraySlot();
-        put((byte) ']', (byte) '}');
+        out.require(2);
+        out.put(']', '}');
     }
 
     // ---- row values ---------------------------------------------------------------------------------------
 
     @Override
     public void writeNull() throws IOException {
-        rowValue("writeNull()");
-        put(NULL);
+        int slot = rowValueSlot("writeNull()");
+        out.require(1 + NULL.length);
+        comma(slot);
+        out.put(NULL);
     }
 
     @Override
     public void beginList(int size) throws IOException {
-        comma(containerSlot("beginList()", size));
-        put((byte) '[');  // a plain array is a list: typed arrays are tagged objects
-        push(LIST, size, pos);
+        int slot = containerSlot("beginList()", size);
+        out.require(2);
+        comma(slot);
+        out.put('[');  // a plain array is a list: typed arrays are tagged objects
+        push(LIST, size, out.pos);
     }
 
     @Override
     public void endList() throws IOException {
         pop(LIST, "endList() without beginList()");
-        put((byte) ']');
+        out.require(1);
+        out.put(']');
     }
 
     @Override
     public void beginMap(int size) throws IOException {
-        comma(containerSlot("beginMap()", size));
-        put(MAP);
-        push(MAP_KIND, size, pos);
+        int slot = containerSlot("beginMap()", size);
+        out.require(1 + MAP.length);
+        comma(slot);
+        out.put(MAP);
+        push(MAP_KIND, size, out.pos);
     }
 
     @Override
     public void mapKey(String key) throws IOException {
-        comma(mapKeySlot());
-        string(WireText.wellFormed(key));
-        put((byte) ':');
+        int slot = mapKeySlot();
+        out.require(1);
+        comma(slot);
+        string(WireText.wellFormed(key), 1);
+        out.put(':');
     }
 
     @Override
     public void endMap() throws IOException {
         pop(MAP_KIND, "endMap() without beginMap()");
-        put((byte) '}', (byte) '}');
+        out.require(2);
+        out.put('}', '}');
     }
 
     @Override
     public void writeNodeRef(long id) throws IOException {
-        rowValue("writeNodeRef()");
-        put(NODE_REF);
+        reference(rowValueSlot("writeNodeRef()"), NODE_REF);
         nodeId(id);
-        put((byte) '}');
+        out.require(1);
+        out.put('}');
     }
 
     @Override
     public void writeRelationshipRef(long id) throws IOException {
-        rowValue("writeRelationshipRef()");
-        put(RELATIONSHIP_REF);
+        reference(rowValueSlot("writeRelationshipRef()"), RELATIONSHIP_REF);
         relationshipId(id);
-        put((byte) '}');
+        out.require(1);
+        out.put('}');
+    }
+
+    private void reference(int slot, byte[] tag) {
+        out.require(1 + tag.length);
+        comma(slot);
+        out.put(tag);
     }
 
     @Override
     public void writePath(long[] nodeIds, long[] relationshipIds) throws IOException {
         WireText.checkPath(nodeIds, relationshipIds);
-        rowValue("writePath()");
-        put(PATH_START);
+        reference(rowValueSlot("writePath()"), PATH_START);
         for (int i = 0; i < nodeIds.length; i++) {
+            out.require(1);
             comma(i);
             nodeId(nodeIds[i]);
         }
-        put(PATH_RELATIONSHIPS);
+        out.append(PATH_RELATIONSHIPS);
         for (int i = 0; i < relationshipIds.length; i++) {
+            out.require(1);
             comma(i);
             relationshipId(relationshipIds[i]);
         }
-        put((byte) ']', (byte) '}');
-        put((byte) '}');
+        out.require(3);
+        out.put(']', '}');
+        out.put('}');
     }
 
-    private void rowValue(String call) {
-        comma(rowValueSlot(call));
+    // ---- value helpers: the room each needs was required before ---------------------------------------------
+
+    private void comma(int index) {
+        if (index > 0) {
+            out.put(',');
+        }
     }
 
-    /** Where a value starts outside typed arrays: after a comma if it is not the first of its row or list. */
-    private void value() {
-        comma(valueSlot());
+    /** A value that is plain JSON outside arrays; inside one, checks its kind. Separates it, with room for it. */
+    private void element(ArrayKind kind, int room) {
+        int slot = elementSlot(kind);
+        out.require(1 + room);
+        comma(slot);
     }
 
-    /** A value that is plain JSON outside arrays; inside one, checks its kind and separates it. */
-    private void element(ArrayKind kind) {
-        comma(elementSlot(kind));
-    }
-
-    /** Outside an array opens {@code {tag:} } and returns true; inside, checks and separates the element. */
-    private boolean open(ArrayKind kind, byte[] tag) {
+    /**
+     * Outside an array opens {@code {tag:} } and returns true; inside, checks the element. Separates it, with room
+     * for a payload of up to {@code room} bytes and the closing brace.
+     */
+    private boolean open(ArrayKind kind, byte[] tag, int room) {
         if (array == null) {
-            value();
-            put(tag);
+            int slot = valueSlot();
+            out.require(1 + tag.length + room + 1);
+            comma(slot);
+            out.put(tag);
             return true;
         }
-        element(kind);
+        element(kind, room);
         return false;
     }
 
     private void close(boolean tagged) {
         if (tagged) {
-            put((byte) '}');
+            out.put('}');
+        }
+    }
+
+    private void floatPayload(float value) {
+        if (Float.isFinite(value)) {
+            floating(value);
+        } else {
+            nonFinite(value);
         }
     }
 
@@ -594,92 +697,7 @@ public final class JsonGraphWriter extends ByteRecordWriter {
     }
 
     private void nonFinite(double value) {
-        put(Double.isNaN(value) ? NAN : value > 0 ? INFINITY : NEGATIVE_INFINITY);
-    }
-
-    @Override
-    void temporal(ArrayKind kind, DateTimeFormatter format, TemporalAccessor value) {
-        boolean tagged = open(kind, VALUE_TAGS[kind.ordinal()]);
-        string(format(format, value));
-        close(tagged);
-    }
-
-    // ---- ids and tokens -----------------------------------------------------------------------------------
-
-    /**
-     * {@code "} and the prefix as the start of a byte buffer for {@link #id}, if every char of it is printable
-     * ASCII that JSON writes as it is (no quote, no backslash), as in Neo4j's element ids; else null.
-     */
-    private static byte[] rawIdBuffer(String prefix) {
-        byte[] buffer = new byte[prefix.length() + 22];  // quotes + sign + 19 digits of a long
-        buffer[0] = '"';
-        for (int i = 0; i < prefix.length(); i++) {
-            char c = prefix.charAt(i);
-            if (c < 0x20 || c > 0x7E || c == '"' || c == '\\') {
-                return null;
-            }
-            buffer[i + 1] = (byte) c;
-        }
-        return buffer;
-    }
-
-    private void nodeId(long id) {
-        id(nodeIdBytes, nodePrefix, nodeIdPrefix, id);
-    }
-
-    private void relationshipId(long id) {
-        id(relIdBytes, relPrefix, relIdPrefix, id);
-    }
-
-    /** The quoted element id: prefix and decimal digits, copied straight when the prefix needs no escaping. */
-    private void id(byte[] prefixBytes, int prefixLength, String prefix, long id) {
-        if (prefixBytes == null || id < 0) {
-            string(prefix + id);
-            return;
-        }
-        ensure(prefixLength + 21);
-        byte[] b = buf;
-        System.arraycopy(prefixBytes, 0, b, pos, prefixLength);
-        int end = WireText.decimal(b, pos + prefixLength, id);
-        b[end] = '"';
-        pos = end + 1;
-    }
-
-    @Override
-    byte[] encodeLabel(String name) {
-        return quotedName(name, false);
-    }
-
-    @Override
-    byte[] encodeType(String name) {
-        return quotedName(name, false);
-    }
-
-    @Override
-    byte[] encodeKey(String name) {
-        return quotedName(name, true);
-    }
-
-    /** A token name as Jackson writes a pre-encoded name: quoted by {@link JsonStringEncoder}; a key with its colon. */
-    private static byte[] quotedName(String name, boolean colon) {
-        byte[] quoted = JsonStringEncoder.getInstance().quoteAsUTF8(name);
-        byte[] b = new byte[quoted.length + (colon ? 3 : 2)];
-        b[0] = '"';
-        System.arraycopy(quoted, 0, b, 1, quoted.length);
-        b[quoted.length + 1] = '"';
-        if (colon) {
-            b[quoted.length + 2] = ':';
-        }
-        return b;
-    }
-
-    // ---- bytes --------------------------------------------------------------------------------------------
-
-    private void put(byte a, byte b) {
-        ensure(2);
-        buf[pos] = a;
-        buf[pos + 1] = b;
-        pos += 2;
+        out.put(Double.isNaN(value) ? NAN : value > 0 ? INFINITY : NEGATIVE_INFINITY);
     }
 
     /** A finite float as {@link Float#toString} spells it, formatted by a reused builder (no String made). */
@@ -700,85 +718,32 @@ public final class JsonGraphWriter extends ByteRecordWriter {
 
     /** The builder's ASCII characters, unquoted. */
     private void copy(StringBuilder ascii) {
+        WireBuffer o = out;
         int n = ascii.length();
-        ensure(n);
-        byte[] b = buf;
-        int p = pos;
+        byte[] b = o.buf;
+        int p = o.pos;
         for (int i = 0; i < n; i++) {
             b[p + i] = (byte) ascii.charAt(i);
         }
-        pos = p + n;
+        o.pos = p + n;
     }
 
-    private void number(long value) {
-        if (value < 0) {
-            if (value == Long.MIN_VALUE) {
-                put(LONG_MIN);
-                return;
-            }
-            put((byte) '-');
-            value = -value;
-        }
-        ensure(19);
-        pos = WireText.decimal(buf, pos, value);
-    }
-
-    /** Writes {@code c}'s escape at {@code p} (room for 6 bytes is there) and returns the position after it. */
-    private static int escape(int c, byte[] b, int p) {
-        b[p++] = '\\';
-        byte e = c < 0x80 ? ESCAPES[c] : (byte) 'u';
-        if (e != 'u') {
-            b[p++] = e;
-            return p;
-        }
-        b[p++] = 'u';
-        b[p++] = HEX[(c >> 12) & 0xF];
-        b[p++] = HEX[(c >> 8) & 0xF];
-        b[p++] = HEX[(c >> 4) & 0xF];
-        b[p++] = HEX[c & 0xF];
-        return p;
-    }
-
-    /** A quoted JSON string, escaped as Jackson's generator escapes a String value (surrogates included). */
-    private void string(CharSequence s) {
-        int n = s.length();
-        put((byte) '"');
-        int i = 0;
-        while (i < n) {
-            int chunk = Math.min(n - i, 4096);
-            ensure(6 * chunk + 1);
-            byte[] b = buf;
-            int p = pos;
-            for (int end = i + chunk; i < end; i++) {
-                char c = s.charAt(i);
-                if (c < 0x80) {
-                    if (ESCAPES[c] == 0) {
-                        b[p++] = (byte) c;
-                    } else {
-                        p = escape(c, b, p);
-                    }
-                } else if (c < 0x800) {
-                    b[p++] = (byte) (0xC0 | c >> 6);
-                    b[p++] = (byte) (0x80 | c & 0x3F);
-                } else if (Character.isSurrogate(c)) {
-                    p = escape(c, b, p);
-                } else {
-                    b[p++] = (byte) (0xE0 | c >> 12);
-                    b[p++] = (byte) (0x80 | c >> 6 & 0x3F);
-                    b[p++] = (byte) (0x80 | c & 0x3F);
-                }
-            }
-            pos = p;
-        }
-        put((byte) '"');
+    /**
+     * A quoted JSON string, escaped as Jackson's generator escapes a String value (surrogates included), with room
+     * for {@code after} more bytes.
+     */
+    private void string(CharSequence s, int after) {
+        out.require(1);
+        out.put('"');
+        out.utf8(s, 0, s.length(), VALUE, 1 + after);
+        out.put('"');
     }
 
     /** Quoted standard base64 with padding, as Jackson's default variant writes binary (no line feeds). */
     private void base64(byte[] value) {
         int n = value.length;
-        ensure(2 + (n + 2) / 3 * 4);
-        byte[] b = buf;
-        int p = pos;
+        byte[] b = out.buf;
+        int p = out.pos;
         b[p++] = '"';
         int i = 0;
         for (int whole = n - n % 3; i < whole; i += 3) {
@@ -796,6 +761,61 @@ public final class JsonGraphWriter extends ByteRecordWriter {
             b[p++] = '=';
         }
         b[p++] = '"';
-        pos = p;
+        out.pos = p;
+    }
+
+    // ---- ids and tokens -----------------------------------------------------------------------------------
+
+    /**
+     * {@code "} and the prefix as bytes, if every char of it is printable ASCII that JSON writes as it is (no
+     * quote, no backslash), as in Neo4j's element ids; else null.
+     */
+    private static byte[] rawIdPrefix(String prefix) {
+        byte[] bytes = new byte[prefix.length() + 1];
+        bytes[0] = '"';
+        for (int i = 0; i < prefix.length(); i++) {
+            char c = prefix.charAt(i);
+            if (c < 0x20 || c > 0x7E || c == '"' || c == '\\') {
+                return null;
+            }
+            bytes[i + 1] = (byte) c;
+        }
+        return bytes;
+    }
+
+    private void nodeId(long id) {
+        id(nodeIdBytes, nodeIdPrefix, id);
+    }
+
+    private void relationshipId(long id) {
+        id(relIdBytes, relIdPrefix, id);
+    }
+
+    /** The quoted element id, prefix and decimal digits: the prefix's bytes copied when it needs no escaping. */
+    private void id(byte[] prefixBytes, String prefix, long id) {
+        WireBuffer o = out;
+        if (prefixBytes != null) {
+            o.require(prefixBytes.length + WireBuffer.MAX_DECIMAL + 1);
+            o.put(prefixBytes);
+        } else {
+            o.require(1);
+            o.put('"');
+            o.utf8(prefix, 0, prefix.length(), VALUE, WireBuffer.MAX_DECIMAL + 1);
+        }
+        o.decimal(id);
+        o.put('"');
+    }
+
+    /** A token name as Jackson writes a pre-encoded name, quoted; a key with its colon. */
+    @Override
+    byte[] encodeToken(int kind, int index, String name) {
+        WireBuffer b = new WireBuffer(name.length() + 3);
+        b.put('"');
+        b.utf8(name, 0, name.length(), NAME, 2);
+        b.put('"');
+        if (kind == KEY_TOKEN) {
+            b.put(':');
+        }
+        return b.toByteArray();
     }
 }

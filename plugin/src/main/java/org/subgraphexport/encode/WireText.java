@@ -2,7 +2,7 @@ package org.subgraphexport.encode;
 
 import org.subgraphexport.wire.Wire;
 
-/** Checks and text routines the encoders share. */
+/** Checks on what the encoders are given: paths, and strings with unpaired surrogates. */
 final class WireText {
     private WireText() {}
 
@@ -14,48 +14,15 @@ final class WireText {
         }
     }
 
-    private static final byte[] DIGIT_PAIRS = new byte[200];
-
-    static {
-        for (int i = 0; i < 100; i++) {
-            DIGIT_PAIRS[2 * i] = (byte) ('0' + i / 10);
-            DIGIT_PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
-        }
-    }
-
-    /** Writes the decimal digits of {@code n >= 0} at {@code pos}, two at a time; returns the end. */
+    /**
+     * Writes the decimal digits of {@code n >= 0} at {@code pos}; returns the end. {@link WireBuffer#decimal}, for
+     * the test sources' reference writer.
+     */
     static int decimal(byte[] b, int pos, long n) {
-        int digits = 1;
-        for (long p = 10; digits < 19 && n >= p; p *= 10) {
-            digits++;
-        }
-        int i = pos + digits;
-        int end = i;
-        while (n > Integer.MAX_VALUE) {
-            long q = n / 100;
-            int r = (int) (n - q * 100);
-            b[--i] = DIGIT_PAIRS[2 * r + 1];
-            b[--i] = DIGIT_PAIRS[2 * r];
-            n = q;
-        }
-        int m = (int) n;
-        while (m >= 100) {
-            int q = m / 100;
-            int r = m - q * 100;
-            b[--i] = DIGIT_PAIRS[2 * r + 1];
-            b[--i] = DIGIT_PAIRS[2 * r];
-            m = q;
-        }
-        if (m >= 10) {
-            b[--i] = DIGIT_PAIRS[2 * m + 1];
-            b[--i] = DIGIT_PAIRS[2 * m];
-        } else {
-            b[--i] = (byte) ('0' + m);
-        }
-        return end;
+        return WireBuffer.decimal(b, pos, n);
     }
 
-    /** {@code s} with unpaired surrogates replaced by {@code '?'}, as UTF-8 encoding does in Kryo. */
+    /** {@code s} with unpaired surrogates replaced by {@code '?'}, as {@link WireBuffer#utf8} encodes them. */
     static String wellFormed(String s) {
         int n = s.length();
         for (int i = 0; i < n; i++) {

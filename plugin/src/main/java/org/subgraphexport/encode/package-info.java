@@ -1,5 +1,11 @@
 /**
  * Internal: the encoders, one {@link org.subgraphexport.wire.GraphWriter} per format, opened by
- * {@link org.subgraphexport.encode.Encoders}. Pure encoding: no Neo4j, no HTTP.
+ * {@link org.subgraphexport.encode.Encoders}. Pure encoding: no Neo4j, no HTTP, no Kryo library.
+ *
+ * <p>{@code ByteRecordWriter} is the base of all three ({@code JsonGraphWriter}, {@code BsonGraphWriter},
+ * {@code KryoGraphWriter}, which also writes {@code kryo-lzf} through {@code AsyncLzfOutputStream}): the call
+ * protocol, the record buffer and its hand-over to the target, the token dictionary. {@code WireBuffer} is the one
+ * byte buffer and holds every byte routine (UTF-8, decimal digits, UUID text, big- and little-endian numbers, Kryo's
+ * var-ints); the encoders only say how each record and value is encoded.
  */
 package org.subgraphexport.encode;

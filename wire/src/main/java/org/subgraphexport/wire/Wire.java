@@ -29,9 +29,9 @@ package org.subgraphexport.wire;
  * value types.
  *
  * <h2>Kryo ({@code kryo})</h2>
- * Written into a Kryo {@code Output}: Kryo's var-ints, var-longs and bytes. Fixed-width numbers are big-endian
- * (Kryo 5's own {@code writeShort/Int/Long/Float/Double/Char} are little-endian, so the writer has big-endian
- * equivalents); {@code float} and {@code double} are IEEE 754 bits, NaN canonicalised as by
+ * The var-ints, var-longs and bytes of Kryo 5's {@code Output}, written by the plugin itself (it does not use the
+ * Kryo library). Fixed-width numbers are big-endian (Kryo 5's own {@code writeShort/Int/Long/Float/Double/Char}
+ * are little-endian); {@code float} and {@code double} are IEEE 754 bits, NaN canonicalised as by
  * {@code floatToIntBits}/{@code doubleToLongBits}.
  * <ul>
  * <li><b>varint</b>: unsigned LEB128, 7 bits per byte, low group first, high bit = more bytes follow, at most
