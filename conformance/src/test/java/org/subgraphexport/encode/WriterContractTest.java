@@ -155,10 +155,7 @@ class WriterContractTest {
      * rows streams the columns), the call, which must throw and leave the bytes written to the target as they were,
      * and a continuation: the stream must come out exactly as the same stream without the forbidden call. Where the
      * contract lets only error() follow (a row, list or map with too many values: the extra value is written, the
-     * end call throws), the continuation is error() and the stream without the record is the expectation. (The
-     * Jackson references, {@link JacksonGraphWriter#json} and {@link JacksonGraphWriter#bson}, throw Jackson's own
-     * IOException for some of these, write {@code {"k"}} in JSON or a document cut short by the name's zero type
-     * byte in BSON for a record or map ended after a name, and let endRelationship() end a node.)
+     * end call throws), the continuation is error() and the stream without the record is the expectation.
      */
     @ParameterizedTest
     @EnumSource(Format.class)

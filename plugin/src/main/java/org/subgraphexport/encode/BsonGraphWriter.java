@@ -16,9 +16,9 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.TemporalAccessor;
 
 /**
- * Writes the {@code bson} format (see {@link Wire}): one document per record, the same bytes as
- * {@code BsonGenerator} behind the test sources' {@code JacksonGraphWriter.bson} (the reference this writer is tested
- * against, call by call and byte by byte), without a Jackson generator and its per-call context checks. A record's
+ * Writes the {@code bson} format (see {@link Wire}): one document per record, the same bytes as bson4jackson writes
+ * for the same records (the conformance module's WriterDifferentialTest holds it to stock bson4jackson, byte by byte),
+ * without a generator and its per-call context checks. A record's
  * fixed parts are pre-encoded runs (a node record's length placeholder, {@code record} element and the name of its
  * {@code id} element are one copy), token names are encoded once per stream (labels and types as whole string
  * payloads, property keys as element names with the type byte's place in front), element ids are the prefix's UTF-8

@@ -15,9 +15,9 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 
 /**
- * Writes the {@code json} format (see {@link Wire}): the same bytes as Jackson's {@code UTF8JsonGenerator} behind
- * the test sources' {@code JacksonGraphWriter.json} (the reference this writer is tested against, call by call and
- * byte by byte), at a fraction of the cost. A record's fixed parts are pre-encoded runs
+ * Writes the {@code json} format (see {@link Wire}): the same bytes as Jackson's default output for the same records
+ * (the conformance module's WriterDifferentialTest holds it to stock Jackson, byte by byte), at a fraction of the
+ * cost. A record's fixed parts are pre-encoded runs
  * (<code>,{"record":"node","id":</code> is one copy), token names are quoted and encoded once per stream, element
  * ids are the prefix's bytes and decimal digits.
  *
