@@ -15,8 +15,8 @@ import java.util.regex.Pattern;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.subgraphexport.bench.floor.FloorResource;
 import org.subgraphexport.client.ExportEnd;
-import org.subgraphexport.client.ExportRecord;
 import org.subgraphexport.client.ExportReader;
+import org.subgraphexport.client.ExportRecord;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.wire.Format;
 

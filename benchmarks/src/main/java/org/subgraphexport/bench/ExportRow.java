@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.net.URI;
 import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportNode;
-import org.subgraphexport.client.ExportRecord;
 import org.subgraphexport.client.ExportReader;
+import org.subgraphexport.client.ExportRecord;
 import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.wire.Format;
 

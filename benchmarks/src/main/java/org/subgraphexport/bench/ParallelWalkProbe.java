@@ -18,12 +18,12 @@ import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.subgraphexport.bench.floor.WalkOnlyResource;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.encode.Encoders;
-import org.subgraphexport.wire.Format;
-import org.subgraphexport.wire.GraphWriter;
 import org.subgraphexport.read.StoreState;
 import org.subgraphexport.read.SubgraphWalker;
-import org.subgraphexport.read.WalkSpec;
 import org.subgraphexport.read.TraverseExport;
+import org.subgraphexport.read.WalkSpec;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.GraphWriter;
 
 /**
  * Single-threaded against parallel walk, in-process, no HTTP: the walk into a writer that encodes nothing, and the

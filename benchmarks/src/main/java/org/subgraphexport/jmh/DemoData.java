@@ -1,6 +1,5 @@
 package org.subgraphexport.jmh;
 
-import org.subgraphexport.encode.Encoders;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,10 +16,11 @@ import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.subgraphexport.demo.DemoGraph;
-import org.subgraphexport.wire.Format;
-import org.subgraphexport.wire.GraphWriter;
+import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.read.TraverseExport;
 import org.subgraphexport.read.WalkSpec;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.GraphWriter;
 
 /**
  * The benchmarks' data: the {@link DemoGraph} of a given size in an embedded database, generated once into

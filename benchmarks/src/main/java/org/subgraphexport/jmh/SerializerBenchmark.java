@@ -1,6 +1,5 @@
 package org.subgraphexport.jmh;
 
-import org.subgraphexport.encode.Encoders;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,8 +22,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 import org.subgraphexport.client.ExportEnd;
-import org.subgraphexport.client.ExportRecord;
 import org.subgraphexport.client.ExportReader;
+import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.wire.Format;
 
 /**

@@ -1,6 +1,5 @@
 package org.subgraphexport.jmh;
 
-import org.subgraphexport.demo.DemoGraph;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -18,6 +17,7 @@ import org.neo4j.graphdb.Transaction;
 import org.neo4j.graphdb.traversal.Evaluators;
 import org.neo4j.graphdb.traversal.Uniqueness;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.read.SubgraphWalker;
 
 /**

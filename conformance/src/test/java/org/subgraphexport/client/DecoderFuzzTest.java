@@ -1,6 +1,5 @@
 package org.subgraphexport.client;
 
-import org.subgraphexport.encode.Encoders;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -25,6 +24,7 @@ import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.encode.FixtureStream;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;

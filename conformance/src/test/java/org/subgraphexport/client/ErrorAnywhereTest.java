@@ -1,6 +1,10 @@
 package org.subgraphexport.client;
 
-import org.subgraphexport.encode.Encoders;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -20,18 +24,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.encode.FixtureStream;
+import org.subgraphexport.encode.RowsFixture;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
-import org.subgraphexport.encode.RowsFixture;
 import org.subgraphexport.wire.TokenNames;
 import org.subgraphexport.wire.ValueSink.ArrayKind;
 import org.subgraphexport.wire.Wire;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * {@link GraphWriter#error} at any point after the header: the fixture streams' writer calls are recorded, and for

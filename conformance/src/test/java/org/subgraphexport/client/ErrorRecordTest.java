@@ -1,20 +1,20 @@
 package org.subgraphexport.client;
 
-import org.subgraphexport.encode.Encoders;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.subgraphexport.encode.FixtureStream;
-import org.subgraphexport.wire.Format;
-import org.subgraphexport.wire.GraphWriter;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.subgraphexport.encode.Encoders;
+import org.subgraphexport.encode.FixtureStream;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.GraphWriter;
 
 /** The closing error record: the records before it are returned, then ExportFailedException. */
 class ErrorRecordTest {

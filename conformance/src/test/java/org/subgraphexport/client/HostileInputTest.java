@@ -1,6 +1,11 @@
 package org.subgraphexport.client;
 
-import org.subgraphexport.encode.Encoders;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import com.esotericsoftware.kryo.io.Output;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -26,17 +31,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.encode.FixtureStream;
+import org.subgraphexport.encode.RowsFixture;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
-import org.subgraphexport.encode.RowsFixture;
 import org.subgraphexport.wire.Wire;
-
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Decoders under hostile input: truncation at every offset, garbage, absurd lengths, bad magic and versions,

@@ -1,23 +1,23 @@
 package org.subgraphexport.client;
 
-import org.subgraphexport.encode.Encoders;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.subgraphexport.client.Streams.assertSubgraph;
+import static org.subgraphexport.client.Streams.decode;
+import static org.subgraphexport.client.Streams.tiny;
+
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.encode.FixtureStream;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
 import org.subgraphexport.wire.Header;
 import org.subgraphexport.wire.TokenNames;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.subgraphexport.client.Streams.assertSubgraph;
-import static org.subgraphexport.client.Streams.decode;
-import static org.subgraphexport.client.Streams.tiny;
 
 /** Every format round-trips the fixture exactly through the project's own decoder, with tiny and normal reads. */
 class RoundTripTest {

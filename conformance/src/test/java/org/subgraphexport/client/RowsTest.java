@@ -1,21 +1,5 @@
 package org.subgraphexport.client;
 
-import org.subgraphexport.encode.Encoders;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import com.fasterxml.jackson.core.exc.StreamWriteException;
-import java.util.ArrayList;
-import java.util.List;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.subgraphexport.wire.Format;
-import org.subgraphexport.wire.GraphWriter;
-import org.subgraphexport.encode.RowsFixture;
-import org.subgraphexport.wire.ValueSink.ArrayKind;
-import org.subgraphexport.wire.Wire;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -28,6 +12,22 @@ import static org.subgraphexport.client.Streams.decode;
 import static org.subgraphexport.client.Streams.tiny;
 import static org.subgraphexport.encode.RowsFixture.list;
 import static org.subgraphexport.encode.RowsFixture.map;
+
+import com.fasterxml.jackson.core.exc.StreamWriteException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.subgraphexport.encode.Encoders;
+import org.subgraphexport.encode.RowsFixture;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.GraphWriter;
+import org.subgraphexport.wire.ValueSink.ArrayKind;
+import org.subgraphexport.wire.Wire;
 
 /**
  * Rows streams (Cypher {@code mode=rows}): every format round-trips the rows fixture record by record, lists and

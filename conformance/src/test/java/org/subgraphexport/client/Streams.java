@@ -1,5 +1,9 @@
 package org.subgraphexport.client;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.ByteArrayInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -9,10 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.subgraphexport.wire.Format;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Test helpers: decoding byte arrays, slow input streams, deep comparison of subgraphs. */
 public final class Streams {

@@ -1,12 +1,5 @@
 package org.subgraphexport.encode;
 
-import org.subgraphexport.wire.Format;
-import org.subgraphexport.wire.ValueSink;
-import org.subgraphexport.wire.Wire;
-import org.subgraphexport.wire.GraphWriter;
-import org.subgraphexport.wire.Header;
-import org.subgraphexport.wire.TokenNames;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,12 +21,18 @@ import org.subgraphexport.client.DurationValue;
 import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportHeader;
 import org.subgraphexport.client.ExportNode;
-import org.subgraphexport.client.PointValue;
 import org.subgraphexport.client.ExportRelationship;
+import org.subgraphexport.client.PointValue;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.client.VectorValue;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.GraphWriter;
+import org.subgraphexport.wire.Header;
+import org.subgraphexport.wire.TokenNames;
 import org.subgraphexport.wire.ValueSink.ArrayKind;
 import org.subgraphexport.wire.ValueSink.VectorKind;
+import org.subgraphexport.wire.ValueSink;
+import org.subgraphexport.wire.Wire;
 
 /**
  * A deterministic fixture export: drives a {@link GraphWriter} with a header, nodes and relationships carrying

@@ -1,9 +1,8 @@
 package org.subgraphexport.encode;
 
-import org.subgraphexport.wire.Format;
-import org.subgraphexport.wire.GraphWriter;
-import org.subgraphexport.wire.TokenNames;
-import org.subgraphexport.wire.Wire;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.ning.compress.lzf.ChunkEncoder;
 import com.ning.compress.lzf.LZFChunk;
@@ -15,10 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.GraphWriter;
+import org.subgraphexport.wire.TokenNames;
+import org.subgraphexport.wire.Wire;
 
 /**
  * kryo-lzf is the exact kryo stream in full LZF chunks: Kryo flushes its 64 KiB buffer into the LZF stream, which

@@ -1,12 +1,5 @@
 package org.subgraphexport.encode;
 
-import org.subgraphexport.wire.Format;
-import org.subgraphexport.wire.GraphWriter;
-import org.subgraphexport.wire.TokenNames;
-import org.subgraphexport.wire.ValueSink;
-import org.subgraphexport.wire.Wire;
-import org.subgraphexport.wire.Header;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,21 +16,27 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.subgraphexport.client.ExportColumns;
 import org.subgraphexport.client.DurationValue;
+import org.subgraphexport.client.ExportColumns;
 import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportHeader;
 import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.client.ExportRelationship;
+import org.subgraphexport.client.ExportRow;
 import org.subgraphexport.client.NodeRef;
 import org.subgraphexport.client.PathValue;
 import org.subgraphexport.client.PointValue;
-import org.subgraphexport.client.ExportRecord;
-import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.client.RelationshipRef;
-import org.subgraphexport.client.ExportRow;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.client.VectorValue;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.GraphWriter;
+import org.subgraphexport.wire.Header;
+import org.subgraphexport.wire.TokenNames;
 import org.subgraphexport.wire.ValueSink.VectorKind;
+import org.subgraphexport.wire.ValueSink;
+import org.subgraphexport.wire.Wire;
 
 /**
  * A deterministic rows stream (Cypher {@code mode=rows}): header, columns (one with a Unicode name), nodes and

@@ -1,13 +1,12 @@
 package org.subgraphexport.encode;
 
-import org.subgraphexport.wire.GraphWriter;
-import org.subgraphexport.wire.Header;
-import org.subgraphexport.wire.TokenNames;
-import org.subgraphexport.wire.Wire;
-import org.subgraphexport.wire.Format;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.esotericsoftware.kryo.io.Output;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -21,13 +20,12 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.GraphWriter;
+import org.subgraphexport.wire.Header;
+import org.subgraphexport.wire.TokenNames;
 import org.subgraphexport.wire.ValueSink.ArrayKind;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.subgraphexport.wire.Wire;
 
 /** What every writer promises besides its bytes: stream ownership, flushing, token look-ups, misuse checks. */
 class WriterContractTest {
@@ -432,6 +430,40 @@ class WriterContractTest {
         assertThrows(IllegalStateException.class, () -> a.error("Test.Code", "after abort()"));
         a.finish();
         assertEquals(0, aborted.size(), "wrote after abort()");
+    }
+
+    /**
+     * Arguments the wire format cannot carry (a negative token id, a negative or oversized length) throw
+     * IllegalArgumentException in every format, and the error record that follows replaces the unfinished record
+     * whole: the stream is the same as one with the error record alone.
+     */
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void rejectsArgumentsTheFormatCannotCarry(Format format) throws IOException {
+        List<ThrowingCall> bad = List.of(
+                w -> w.beginNode(1, new int[] {-1}, 1),
+                w -> w.beginRelationship(1, -1, 1, 1),
+                w -> { node(w); w.property(-1); },
+                w -> { node(w); w.property(1); w.beginArray(-1, ArrayKind.INT); },
+                w -> { row(w); w.beginList(-1); },
+                w -> { row(w); w.beginList(Wire.MAX_LENGTH + 1); },
+                w -> { row(w); w.beginMap(-1); },
+                w -> { row(w); w.beginMap(Wire.MAX_LENGTH + 1); });
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        GraphWriter e = Encoders.open(format, expected);
+        start(e, true);
+        ERROR.run(e);
+        e.finish();
+        for (int i = 0; i < bad.size(); i++) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            GraphWriter w = Encoders.open(format, out);
+            start(w, true);
+            ThrowingCall call = bad.get(i);
+            assertThrows(IllegalArgumentException.class, () -> call.run(w), format + " case " + i);
+            ERROR.run(w);
+            w.finish();
+            assertArrayEquals(expected.toByteArray(), out.toByteArray(), format + " case " + i);
+        }
     }
 
     /** Header, and for a rows stream a columns record with one column. */

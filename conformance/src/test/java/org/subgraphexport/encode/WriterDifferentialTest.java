@@ -1,5 +1,11 @@
 package org.subgraphexport.encode;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.JsonSerializer;
@@ -46,12 +52,6 @@ import org.subgraphexport.wire.Header;
 import org.subgraphexport.wire.ValueSink.ArrayKind;
 import org.subgraphexport.wire.ValueSink.VectorKind;
 import org.subgraphexport.wire.Wire;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The {@code json} and {@code bson} writers ({@link Encoders#open}) against stock libraries used as documented:

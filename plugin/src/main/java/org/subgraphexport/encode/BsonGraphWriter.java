@@ -1,9 +1,5 @@
 package org.subgraphexport.encode;
 
-import org.subgraphexport.wire.Header;
-import org.subgraphexport.wire.TokenNames;
-import org.subgraphexport.wire.Wire;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +10,9 @@ import java.time.OffsetTime;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.TemporalAccessor;
+import org.subgraphexport.wire.Header;
+import org.subgraphexport.wire.TokenNames;
+import org.subgraphexport.wire.Wire;
 
 /**
  * Writes the {@code bson} format (see {@link Wire}): one document per record, the same bytes as bson4jackson writes

@@ -1,14 +1,13 @@
 package org.subgraphexport.encode;
 
-import org.subgraphexport.wire.TokenNames;
-import org.subgraphexport.wire.Wire;
-import org.subgraphexport.wire.GraphWriter;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.TemporalAccessor;
 import java.util.Arrays;
+import org.subgraphexport.wire.GraphWriter;
+import org.subgraphexport.wire.TokenNames;
+import org.subgraphexport.wire.Wire;
 
 /**
  * What the three encoders ({@link JsonGraphWriter}, {@link BsonGraphWriter}, {@link KryoGraphWriter}) share: the

@@ -1,9 +1,5 @@
 package org.subgraphexport.encode;
 
-import org.subgraphexport.wire.Header;
-import org.subgraphexport.wire.TokenNames;
-import org.subgraphexport.wire.Wire;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +9,9 @@ import java.time.LocalTime;
 import java.time.OffsetTime;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import org.subgraphexport.wire.Header;
+import org.subgraphexport.wire.TokenNames;
+import org.subgraphexport.wire.Wire;
 
 /**
  * Writes the {@code json} format (see {@link Wire}): the same bytes as Jackson's default output for the same records

@@ -1,9 +1,5 @@
 package org.subgraphexport.encode;
 
-import org.subgraphexport.wire.Header;
-import org.subgraphexport.wire.TokenNames;
-import org.subgraphexport.wire.Wire;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +9,9 @@ import java.time.LocalTime;
 import java.time.OffsetTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import org.subgraphexport.wire.Header;
+import org.subgraphexport.wire.TokenNames;
+import org.subgraphexport.wire.Wire;
 
 /**
  * Writes the {@code kryo} format (see {@link Wire}): the bytes Kryo 5's {@code Output} would write for it (its

@@ -14,14 +14,6 @@ final class WireText {
         }
     }
 
-    /**
-     * Writes the decimal digits of {@code n >= 0} at {@code pos}; returns the end. {@link WireBuffer#decimal}, for
-     * the test sources' reference writer.
-     */
-    static int decimal(byte[] b, int pos, long n) {
-        return WireBuffer.decimal(b, pos, n);
-    }
-
     /** {@code s} with unpaired surrogates replaced by {@code '?'}, as {@link WireBuffer#utf8} encodes them. */
     static String wellFormed(String s) {
         int n = s.length();

@@ -3,8 +3,8 @@ package org.subgraphexport.read;
 import java.util.Arrays;
 import org.neo4j.values.storable.ArrayValue;
 import org.neo4j.values.storable.StringValue;
-import org.neo4j.values.storable.UTF8StringValue;
 import org.neo4j.values.storable.TextArray;
+import org.neo4j.values.storable.UTF8StringValue;
 import org.neo4j.values.storable.Value;
 
 /**

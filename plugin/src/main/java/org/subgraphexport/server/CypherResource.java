@@ -24,8 +24,8 @@ import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.logging.Log;
 import org.neo4j.logging.LogProvider;
 import org.subgraphexport.config.ExportSettings;
-import org.subgraphexport.wire.Format;
 import org.subgraphexport.read.CypherExport;
+import org.subgraphexport.wire.Format;
 
 /**
  * {@code POST /{format}/cypher} with {@code {"query","params"}}: the graph of every node and relationship in

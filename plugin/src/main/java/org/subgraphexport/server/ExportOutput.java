@@ -1,6 +1,5 @@
 package org.subgraphexport.server;
 
-import org.subgraphexport.encode.Encoders;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -10,6 +9,7 @@ import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.api.exceptions.Status;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.logging.Log;
+import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
 import org.subgraphexport.wire.Header;

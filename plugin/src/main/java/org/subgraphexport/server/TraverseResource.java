@@ -8,8 +8,8 @@ import javax.ws.rs.PathParam;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.EntityTag;
 import javax.ws.rs.core.Request;
-import javax.ws.rs.core.StreamingOutput;
 import javax.ws.rs.core.Response;
+import javax.ws.rs.core.StreamingOutput;
 import javax.ws.rs.core.UriInfo;
 import org.neo4j.configuration.Config;
 import org.neo4j.dbms.api.DatabaseManagementService;
@@ -17,11 +17,11 @@ import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.logging.Log;
 import org.neo4j.logging.LogProvider;
 import org.subgraphexport.config.ExportSettings;
-import org.subgraphexport.wire.Format;
-import org.subgraphexport.read.StoreState;
 import org.subgraphexport.read.RelationshipFilter;
+import org.subgraphexport.read.StoreState;
 import org.subgraphexport.read.TraverseExport;
 import org.subgraphexport.read.WalkSpec;
+import org.subgraphexport.wire.Format;
 
 /**
  * {@code GET /{format}/traverse}: the subgraph under a root node. Parameters: {@code root} (element id) or

@@ -33,8 +33,8 @@ import org.neo4j.driver.AuthTokens;
 import org.neo4j.driver.Driver;
 import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportNode;
-import org.subgraphexport.client.ExportRecord;
 import org.subgraphexport.client.ExportReader;
+import org.subgraphexport.client.ExportRecord;
 import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.wire.Format;
 

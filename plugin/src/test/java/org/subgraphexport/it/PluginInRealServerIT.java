@@ -48,8 +48,8 @@ import org.neo4j.driver.Record;
 import org.neo4j.graphdb.config.Setting;
 import org.subgraphexport.client.DurationValue;
 import org.subgraphexport.client.ExportNode;
-import org.subgraphexport.client.PointValue;
 import org.subgraphexport.client.ExportRelationship;
+import org.subgraphexport.client.PointValue;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
 

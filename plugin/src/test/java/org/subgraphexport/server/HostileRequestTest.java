@@ -42,8 +42,8 @@ import org.neo4j.harness.Neo4jBuilders;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.Subgraph;
-import org.subgraphexport.wire.Format;
 import org.subgraphexport.read.StoreState;
+import org.subgraphexport.wire.Format;
 
 /**
  * Hostile requests over real HTTP against one in-process server: for every parameter of both endpoints (and the

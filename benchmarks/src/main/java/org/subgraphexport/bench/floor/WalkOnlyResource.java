@@ -21,12 +21,12 @@ import org.neo4j.kernel.api.KernelTransaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.kernel.internal.GraphDatabaseAPI;
 import org.subgraphexport.config.ExportSettings;
-import org.subgraphexport.wire.GraphWriter;
-import org.subgraphexport.wire.Header;
-import org.subgraphexport.wire.TokenNames;
 import org.subgraphexport.read.SubgraphWalker;
 import org.subgraphexport.read.TraverseExport;
 import org.subgraphexport.read.WalkSpec;
+import org.subgraphexport.wire.GraphWriter;
+import org.subgraphexport.wire.Header;
+import org.subgraphexport.wire.TokenNames;
 
 /**
  * Benchmark only: the walk without the output. {@code GET /floor/walk?root=<elementId>} runs exactly what

@@ -33,8 +33,8 @@ import org.subgraphexport.client.VectorValue;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.ValueSink.ArrayKind;
 import org.subgraphexport.wire.ValueSink.VectorKind;
-import org.subgraphexport.wire.Wire;
 import org.subgraphexport.wire.Wire.Json;
+import org.subgraphexport.wire.Wire;
 
 /**
  * What the {@code json} and {@code bson} decoders share: both formats carry the same record objects (see

@@ -1,5 +1,8 @@
 package org.subgraphexport.client.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
@@ -12,9 +15,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * {@link IsoTemporals} against the ISO formatters it stands in for: the same value (equal, and the same string

@@ -1,5 +1,9 @@
 package org.subgraphexport.client.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import de.undercouch.bson4jackson.BsonFactory;
@@ -14,10 +18,6 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.subgraphexport.client.DecoderFuzzTest;
 import org.subgraphexport.wire.Format;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * {@link BsonTokens} against bson4jackson's {@link BsonParser} (what the BSON decoder used before, one parser per

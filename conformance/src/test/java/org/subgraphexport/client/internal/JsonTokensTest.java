@@ -1,6 +1,9 @@
 package org.subgraphexport.client.internal;
 
-import org.subgraphexport.encode.Encoders;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
@@ -41,25 +44,22 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.subgraphexport.client.CorruptStreamException;
+import org.subgraphexport.client.DecoderFuzzTest;
+import org.subgraphexport.client.DurationValue;
+import org.subgraphexport.client.PointValue;
+import org.subgraphexport.client.Streams;
+import org.subgraphexport.client.Subgraph;
+import org.subgraphexport.client.VectorValue;
+import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.encode.FixtureStream;
+import org.subgraphexport.encode.RowsFixture;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
 import org.subgraphexport.wire.Header;
-import org.subgraphexport.encode.RowsFixture;
 import org.subgraphexport.wire.TokenNames;
 import org.subgraphexport.wire.ValueSink.VectorKind;
 import org.subgraphexport.wire.Wire;
-import org.subgraphexport.client.Subgraph;
-import org.subgraphexport.client.CorruptStreamException;
-import org.subgraphexport.client.PointValue;
-import org.subgraphexport.client.DurationValue;
-import org.subgraphexport.client.VectorValue;
-import org.subgraphexport.client.Streams;
-import org.subgraphexport.client.DecoderFuzzTest;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * {@link JsonTokens} against the parser it replaced, Jackson's {@link JsonParser} configured as the JSON decoder
