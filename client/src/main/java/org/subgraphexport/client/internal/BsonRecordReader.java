@@ -1,6 +1,5 @@
 package org.subgraphexport.client.internal;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import org.subgraphexport.wire.Format;
@@ -12,10 +11,15 @@ import org.subgraphexport.wire.Format;
  */
 final class BsonRecordReader extends TokenRecordReader {
     private final BsonDocuments documents;
-    private final BsonTokens tokens = new BsonTokens();
+    private final BsonTokens tokens;
 
     BsonRecordReader(Source source) {
-        super(Format.BSON, source);
+        this(source, new BsonTokens());
+    }
+
+    private BsonRecordReader(Source source, BsonTokens tokens) {
+        super(Format.BSON, source, tokens);
+        this.tokens = tokens;
         this.documents = new BsonDocuments(source);
     }
 
@@ -54,60 +58,5 @@ final class BsonRecordReader extends TokenRecordReader {
         if (documents.next() != null) {
             throw corrupt("documents after the closing record");
         }
-    }
-
-    @Override
-    JsonToken nextToken() throws IOException {
-        return tokens.nextToken();
-    }
-
-    @Override
-    JsonToken currentToken() {
-        return tokens.currentToken();
-    }
-
-    @Override
-    String currentName() {
-        return tokens.currentName();
-    }
-
-    @Override
-    void skipChildren() throws IOException {
-        tokens.skipChildren();
-    }
-
-    @Override
-    String getText() {
-        return tokens.getText();
-    }
-
-    @Override
-    JsonParser.NumberType getNumberType() {
-        return tokens.getNumberType();
-    }
-
-    @Override
-    long getLongValue() throws IOException {
-        return tokens.getLongValue();
-    }
-
-    @Override
-    double getDoubleValue() throws IOException {
-        return tokens.getDoubleValue();
-    }
-
-    @Override
-    float getFloatValue() throws IOException {
-        return tokens.getFloatValue();
-    }
-
-    @Override
-    Object getEmbeddedObject() {
-        return tokens.getEmbeddedObject();
-    }
-
-    @Override
-    byte[] getBinaryValue() throws IOException {
-        return tokens.getBinaryValue();
     }
 }

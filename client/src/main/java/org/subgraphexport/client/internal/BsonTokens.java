@@ -21,7 +21,7 @@ import java.util.Arrays;
  * names and strings are UTF-8 decoded strictly: malformed UTF-8 is corrupt, as with bson4jackson (the JDK's UTF-8
  * decoder in both).
  */
-final class BsonTokens {
+final class BsonTokens implements Tokens {
     private static final int NAME_SLOTS = 512;
     private static final int NAME_PROBES = 4;
     /** Longest field name (in bytes) cached. */
@@ -69,7 +69,8 @@ final class BsonTokens {
         binary = null;
     }
 
-    JsonToken nextToken() throws DecodeException {
+    @Override
+    public JsonToken nextToken() throws DecodeException {
         if (depth == 0) {
             if (started) {
                 return current = null;  // after the document's END_OBJECT
@@ -225,16 +226,19 @@ final class BsonTokens {
 
     // ---- the current token --------------------------------------------------------------------------------
 
-    JsonToken currentToken() {
+    @Override
+    public JsonToken currentToken() {
         return current;
     }
 
-    String currentName() {
+    @Override
+    public String currentName() {
         return name;
     }
 
     /** Token by token, as bson4jackson does: names and strings inside are decoded, so malformed UTF-8 fails. */
-    void skipChildren() throws DecodeException {
+    @Override
+    public void skipChildren() throws DecodeException {
         if (current == JsonToken.START_OBJECT || current == JsonToken.START_ARRAY) {
             for (int outside = depth - 1; depth > outside; ) {
                 nextToken();
@@ -242,7 +246,8 @@ final class BsonTokens {
         }
     }
 
-    String getText() {
+    @Override
+    public String getText() {
         if (current == null) {
             return null;
         }
@@ -257,28 +262,32 @@ final class BsonTokens {
         };
     }
 
-    JsonParser.NumberType getNumberType() {
+    @Override
+    public JsonParser.NumberType getNumberType() {
         if (current == JsonToken.VALUE_NUMBER_INT) {
             return int64 ? JsonParser.NumberType.LONG : JsonParser.NumberType.INT;
         }
         return current == JsonToken.VALUE_NUMBER_FLOAT ? JsonParser.NumberType.DOUBLE : null;
     }
 
-    long getLongValue() throws DecodeException {
+    @Override
+    public long getLongValue() throws DecodeException {
         return switch (number()) {
             case VALUE_NUMBER_INT -> longValue;
             default -> (long) doubleValue;
         };
     }
 
-    double getDoubleValue() throws DecodeException {
+    @Override
+    public double getDoubleValue() throws DecodeException {
         return switch (number()) {
             case VALUE_NUMBER_INT -> (double) longValue;
             default -> doubleValue;
         };
     }
 
-    float getFloatValue() throws DecodeException {
+    @Override
+    public float getFloatValue() throws DecodeException {
         return switch (number()) {
             case VALUE_NUMBER_INT -> (float) longValue;
             default -> (float) doubleValue;
@@ -292,11 +301,13 @@ final class BsonTokens {
         return current;
     }
 
-    Object getEmbeddedObject() {
+    @Override
+    public Object getEmbeddedObject() {
         return current == JsonToken.VALUE_EMBEDDED_OBJECT ? binary : null;
     }
 
-    byte[] getBinaryValue() throws DecodeException {
+    @Override
+    public byte[] getBinaryValue() throws DecodeException {
         if (current != JsonToken.VALUE_EMBEDDED_OBJECT) {
             throw new DecodeException("expected BSON binary, found " + current);
         }

@@ -1,6 +1,5 @@
 package org.subgraphexport.client.internal;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import org.subgraphexport.wire.Format;
@@ -20,8 +19,12 @@ final class JsonRecordReader extends TokenRecordReader {
     private final JsonTokens tokens;
 
     JsonRecordReader(Source source) {
-        super(Format.JSON, source);
-        this.tokens = new JsonTokens(source, MAX_JSON_DEPTH, MAX_JSON_STRING);
+        this(source, new JsonTokens(source, MAX_JSON_DEPTH, MAX_JSON_STRING));
+    }
+
+    private JsonRecordReader(Source source, JsonTokens tokens) {
+        super(Format.JSON, source, tokens);
+        this.tokens = tokens;
     }
 
     @Override
@@ -57,60 +60,5 @@ final class JsonRecordReader extends TokenRecordReader {
         if (tokens.nextToken() != null) {
             throw corrupt("content after the end of the array");
         }
-    }
-
-    @Override
-    JsonToken nextToken() throws IOException {
-        return tokens.nextToken();
-    }
-
-    @Override
-    JsonToken currentToken() {
-        return tokens.currentToken();
-    }
-
-    @Override
-    String currentName() {
-        return tokens.currentName();
-    }
-
-    @Override
-    void skipChildren() throws IOException {
-        tokens.skipChildren();
-    }
-
-    @Override
-    String getText() throws IOException {
-        return tokens.getText();
-    }
-
-    @Override
-    JsonParser.NumberType getNumberType() {
-        return tokens.getNumberType();
-    }
-
-    @Override
-    long getLongValue() throws IOException {
-        return tokens.getLongValue();
-    }
-
-    @Override
-    double getDoubleValue() throws IOException {
-        return tokens.getDoubleValue();
-    }
-
-    @Override
-    float getFloatValue() throws IOException {
-        return tokens.getFloatValue();
-    }
-
-    @Override
-    Object getEmbeddedObject() {
-        return tokens.getEmbeddedObject();
-    }
-
-    @Override
-    byte[] getBinaryValue() throws IOException {
-        return tokens.getBinaryValue();
     }
 }

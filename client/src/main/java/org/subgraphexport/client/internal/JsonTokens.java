@@ -41,7 +41,7 @@ import java.util.Arrays;
  * Jackson skips) if neither was called. Every error is a {@link DecodeException}, or an {@link EOFException} if the
  * input ends inside the JSON; memory is a constant plus what the bytes that arrived need.
  */
-final class JsonTokens {
+final class JsonTokens implements Tokens {
     /** Jackson's default {@code StreamReadConstraints.DEFAULT_MAX_NUM_LEN}. */
     static final int MAX_NUMBER_LENGTH = 1000;
     /** Jackson's default {@code StreamReadConstraints.DEFAULT_MAX_NAME_LEN} (UTF-8 bytes of the name). */
@@ -224,7 +224,8 @@ final class JsonTokens {
     // ---- tokens ---------------------------------------------------------------------------------------------
 
     /** The next token, or null at the end of the input after the top-level value. */
-    JsonToken nextToken() throws IOException {
+    @Override
+    public JsonToken nextToken() throws IOException {
         if (stringPending) {
             skipString();
         }
@@ -787,17 +788,20 @@ final class JsonTokens {
 
     // ---- the current token --------------------------------------------------------------------------------
 
-    JsonToken currentToken() {
+    @Override
+    public JsonToken currentToken() {
         return current;
     }
 
     /** The field name, on a FIELD_NAME token. */
-    String currentName() {
+    @Override
+    public String currentName() {
         return current == JsonToken.FIELD_NAME ? name : null;
     }
 
     /** On START_OBJECT or START_ARRAY: moves to the matching end token; else nothing. */
-    void skipChildren() throws IOException {
+    @Override
+    public void skipChildren() throws IOException {
         if (current == JsonToken.START_OBJECT || current == JsonToken.START_ARRAY) {
             for (int outside = depth - 1; depth > outside; ) {
                 if (nextToken() == null) {
@@ -808,7 +812,8 @@ final class JsonTokens {
     }
 
     /** The text of the current token (a string's value, a name, a number as written), or null. */
-    String getText() throws IOException {
+    @Override
+    public String getText() throws IOException {
         if (current == null) {
             return null;
         }
@@ -820,7 +825,8 @@ final class JsonTokens {
         };
     }
 
-    JsonParser.NumberType getNumberType() {
+    @Override
+    public JsonParser.NumberType getNumberType() {
         if (current == JsonToken.VALUE_NUMBER_INT) {
             return numberType;
         }
@@ -828,7 +834,8 @@ final class JsonTokens {
     }
 
     /** An integer token that fits a long (callers check {@link #getNumberType} first). */
-    long getLongValue() throws IOException {
+    @Override
+    public long getLongValue() throws IOException {
         if (current != JsonToken.VALUE_NUMBER_INT || numberType == JsonParser.NumberType.BIG_INTEGER) {
             throw new DecodeException("not a JSON integer in the long range: " + getText());
         }
@@ -836,7 +843,8 @@ final class JsonTokens {
     }
 
     /** A number as a double: correctly rounded from its decimal text, as {@link Double#parseDouble} does. */
-    double getDoubleValue() throws IOException {
+    @Override
+    public double getDoubleValue() throws IOException {
         if (current == JsonToken.VALUE_NUMBER_INT && numberType != JsonParser.NumberType.BIG_INTEGER) {
             return (double) longValue;
         }
@@ -855,7 +863,8 @@ final class JsonTokens {
     }
 
     /** A number as a float: correctly rounded from its decimal text, as {@link Float#parseFloat} does. */
-    float getFloatValue() throws IOException {
+    @Override
+    public float getFloatValue() throws IOException {
         if (current == JsonToken.VALUE_NUMBER_INT && numberType != JsonParser.NumberType.BIG_INTEGER) {
             return (float) longValue;
         }
@@ -870,7 +879,8 @@ final class JsonTokens {
     }
 
     /** JSON has no embedded objects. */
-    Object getEmbeddedObject() {
+    @Override
+    public Object getEmbeddedObject() {
         return null;
     }
 
@@ -880,7 +890,8 @@ final class JsonTokens {
      * what arrived (a constant plus about twice the decoded bytes at the most, counting the result). A string already
      * read as text is decoded from the text, as Jackson did then.
      */
-    byte[] getBinaryValue() throws IOException {
+    @Override
+    public byte[] getBinaryValue() throws IOException {
         if (current != JsonToken.VALUE_STRING) {
             throw new DecodeException("expected a base64 JSON string, found " + current);
         }

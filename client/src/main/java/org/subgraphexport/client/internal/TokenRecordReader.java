@@ -59,8 +59,11 @@ abstract class TokenRecordReader extends AbstractRecordReader {
     /** Name of the field whose value is the current token (parsers forget it on START_OBJECT/ARRAY). */
     private String field;
 
-    TokenRecordReader(Format format, Source source) {
+    private final Tokens tokens;
+
+    TokenRecordReader(Format format, Source source, Tokens tokens) {
         super(format, source);
+        this.tokens = tokens;
     }
 
     // ---- records ------------------------------------------------------------------------------------------
@@ -649,7 +652,7 @@ abstract class TokenRecordReader extends AbstractRecordReader {
         }
     }
 
-    // ---- what the subclasses supply: framing, and tokens in Jackson's JsonParser's meaning -------------------
+    // ---- what the subclasses supply: framing ----------------------------------------------------------------
 
     /** Before the first record: JSON reads the array's START_ARRAY; BSON has nothing to read. */
     abstract void startStream() throws IOException;
@@ -663,30 +666,49 @@ abstract class TokenRecordReader extends AbstractRecordReader {
     /** After the closing record: the JSON array ends, then the input; BSON input ends. */
     abstract void expectEnd() throws IOException;
 
-    /** The next token, or null at the end of the input. */
-    abstract JsonToken nextToken() throws IOException;
+    // The tokens, as the record-reading code above calls them.
 
-    abstract JsonToken currentToken();
+    final JsonToken nextToken() throws IOException {
+        return tokens.nextToken();
+    }
 
-    /** The field name, on a FIELD_NAME token. */
-    abstract String currentName() throws IOException;
+    final JsonToken currentToken() {
+        return tokens.currentToken();
+    }
 
-    /** On START_OBJECT or START_ARRAY: moves to the matching end token; else nothing. */
-    abstract void skipChildren() throws IOException;
+    final String currentName() throws IOException {
+        return tokens.currentName();
+    }
 
-    abstract String getText() throws IOException;
+    final void skipChildren() throws IOException {
+        tokens.skipChildren();
+    }
 
-    abstract JsonParser.NumberType getNumberType() throws IOException;
+    final String getText() throws IOException {
+        return tokens.getText();
+    }
 
-    abstract long getLongValue() throws IOException;
+    final JsonParser.NumberType getNumberType() throws IOException {
+        return tokens.getNumberType();
+    }
 
-    abstract double getDoubleValue() throws IOException;
+    final long getLongValue() throws IOException {
+        return tokens.getLongValue();
+    }
 
-    abstract float getFloatValue() throws IOException;
+    final double getDoubleValue() throws IOException {
+        return tokens.getDoubleValue();
+    }
 
-    /** BSON binary: its bytes, on a VALUE_EMBEDDED_OBJECT token. */
-    abstract Object getEmbeddedObject() throws IOException;
+    final float getFloatValue() throws IOException {
+        return tokens.getFloatValue();
+    }
 
-    /** JSON: the base64 bytes of a VALUE_STRING; BSON: the bytes of a binary. */
-    abstract byte[] getBinaryValue() throws IOException;
+    final Object getEmbeddedObject() throws IOException {
+        return tokens.getEmbeddedObject();
+    }
+
+    final byte[] getBinaryValue() throws IOException {
+        return tokens.getBinaryValue();
+    }
 }
