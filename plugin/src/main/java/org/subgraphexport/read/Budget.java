@@ -2,6 +2,7 @@ package org.subgraphexport.read;
 
 import org.neo4j.kernel.api.KernelTransaction;
 import org.neo4j.kernel.api.TransactionTimeout;
+import org.subgraphexport.neo4j.Neo4jLine;
 
 /**
  * The export's own check of its transaction: terminated (a client gone, {@code TERMINATE TRANSACTION}) or over
@@ -20,7 +21,7 @@ final class Budget {
     /** Throws the transaction's termination (TransactionTerminatedException) if it is terminated or over time. */
     static void check(KernelTransaction ktx) {
         TransactionTimeout timeout = ktx.timeout();
-        long limit = timeout.timeoutNanos();
+        long limit = Neo4jLine.timeoutNanos(timeout);
         if (limit > 0 && System.nanoTime() - ktx.startTimeNanos() > limit && !ktx.isTerminated()) {
             ktx.markForTermination(timeout.status());
         }

@@ -5,7 +5,8 @@ import org.neo4j.internal.kernel.api.CursorFactory;
 import org.neo4j.internal.kernel.api.NodeCursor;
 import org.neo4j.internal.kernel.api.PropertyCursor;
 import org.neo4j.internal.kernel.api.Read;
-import org.neo4j.internal.kernel.api.RelationshipCursor;
+import org.neo4j.internal.kernel.api.RelationshipScanCursor;
+import org.neo4j.internal.kernel.api.RelationshipTraversalCursor;
 import org.neo4j.internal.kernel.api.TokenSet;
 import org.neo4j.io.pagecache.context.CursorContext;
 import org.neo4j.kernel.api.KernelTransaction;
@@ -77,12 +78,25 @@ final class EntityWriter implements WalkOutput {
         return true;
     }
 
-    /** Writes the relationship under a cursor the caller positioned (a traversal or scan cursor). */
+    /** Writes the relationship under a traversal cursor the caller positioned. */
     @Override
-    public void writeRelationship(RelationshipCursor rel) throws IOException {
+    public void writeRelationship(RelationshipTraversalCursor rel) throws IOException {
         out.beginRelationship(
                 rel.relationshipReference(), rel.type(), rel.sourceNodeReference(), rel.targetNodeReference());
         rel.properties(properties, PropertySelection.ALL_PROPERTIES);
+        endRelationship();
+    }
+
+    /** Writes the relationship under a scan cursor the caller positioned (the same calls, another owner type). */
+    @Override
+    public void writeRelationship(RelationshipScanCursor rel) throws IOException {
+        out.beginRelationship(
+                rel.relationshipReference(), rel.type(), rel.sourceNodeReference(), rel.targetNodeReference());
+        rel.properties(properties, PropertySelection.ALL_PROPERTIES);
+        endRelationship();
+    }
+
+    private void endRelationship() throws IOException {
         writeProperties();
         out.endRelationship();
         relationships++;

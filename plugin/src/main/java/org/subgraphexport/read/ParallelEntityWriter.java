@@ -13,7 +13,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.neo4j.internal.kernel.api.Read;
-import org.neo4j.internal.kernel.api.RelationshipCursor;
+import org.neo4j.internal.kernel.api.RelationshipScanCursor;
+import org.neo4j.internal.kernel.api.RelationshipTraversalCursor;
 import org.neo4j.kernel.api.ExecutionContext;
 import org.neo4j.kernel.api.KernelTransaction;
 import org.neo4j.kernel.api.Statement;
@@ -205,16 +206,26 @@ final class ParallelEntityWriter implements WalkOutput {
     }
 
     @Override
-    public void writeRelationship(RelationshipCursor rel) throws IOException {
-        if (direct != null) {
-            if (!isGone(rel.sourceNodeReference()) && !isGone(rel.targetNodeReference())) {
-                direct.writeRelationship(rel);
-            }
-            return;
+    public void writeRelationship(RelationshipTraversalCursor rel) throws IOException {
+        if (direct == null) {
+            queue(rel.relationshipReference(), rel.type(), rel.sourceNodeReference(), rel.targetNodeReference());
+        } else if (!isGone(rel.sourceNodeReference()) && !isGone(rel.targetNodeReference())) {
+            direct.writeRelationship(rel);
         }
+    }
+
+    @Override
+    public void writeRelationship(RelationshipScanCursor rel) throws IOException {
+        if (direct == null) {
+            queue(rel.relationshipReference(), rel.type(), rel.sourceNodeReference(), rel.targetNodeReference());
+        } else if (!isGone(rel.sourceNodeReference()) && !isGone(rel.targetNodeReference())) {
+            direct.writeRelationship(rel);
+        }
+    }
+
+    private void queue(long id, int type, long source, long target) throws IOException {
         RecordBatch batch = filling();
-        batch.addRelationship(
-                rel.relationshipReference(), rel.type(), rel.sourceNodeReference(), rel.targetNodeReference());
+        batch.addRelationship(id, type, source, target);
         if (batch.isFull()) {
             publish(true);
         }

@@ -118,11 +118,8 @@ final class RecordBatch {
             return 40 + string.stringValue().length();
         }
         if (value instanceof TextArray strings) {
-            long size = 40;
-            for (int i = 0, n = strings.intSize(); i < n; i++) {
-                size += 40 + strings.stringValue(i).length();
-            }
-            return size;
+            // not stringValue(i): it returns String on 5.26 and StringValue on 2025.x+, a different method each
+            return strings.estimatedHeapUsage();
         }
         if (value instanceof ArrayValue array) {
             return 40 + 8L * array.intSize();

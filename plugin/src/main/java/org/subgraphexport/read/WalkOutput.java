@@ -1,7 +1,8 @@
 package org.subgraphexport.read;
 
 import java.io.IOException;
-import org.neo4j.internal.kernel.api.RelationshipCursor;
+import org.neo4j.internal.kernel.api.RelationshipScanCursor;
+import org.neo4j.internal.kernel.api.RelationshipTraversalCursor;
 
 /**
  * Where {@link SubgraphWalker} sends the records it decided to emit, in stream order. {@link EntityWriter} reads
@@ -18,8 +19,15 @@ interface WalkOutput extends AutoCloseable {
      */
     boolean writeNode(long id) throws IOException;
 
-    /** Emits the relationship under a cursor the caller positioned; both end nodes were emitted before. */
-    void writeRelationship(RelationshipCursor rel) throws IOException;
+    /**
+     * Emits the relationship under a cursor the caller positioned; both end nodes were emitted before. One method
+     * per cursor type, not one for their common supertype: that supertype is {@code RelationshipCursor} since
+     * 2025.x and {@code RelationshipDataAccessor} on 5.26, while both cursor types exist on every line.
+     */
+    void writeRelationship(RelationshipTraversalCursor rel) throws IOException;
+
+    /** As {@link #writeRelationship(RelationshipTraversalCursor)}, for a relationship found by id. */
+    void writeRelationship(RelationshipScanCursor rel) throws IOException;
 
     /** Writes whatever is still pending; after it, {@link #nodes()} and {@link #relationships()} are final. */
     default void flush() throws IOException {}

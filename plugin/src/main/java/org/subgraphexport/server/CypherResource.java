@@ -18,8 +18,7 @@ import org.neo4j.graphdb.QueryExecutionType;
 import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.internal.kernel.api.security.SecurityContext;
-import org.neo4j.internal.kernel.api.security.StaticAccessMode;
-import org.neo4j.kernel.impl.api.security.RestrictedAccessMode;
+import org.subgraphexport.neo4j.Neo4jLine;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.logging.Log;
 import org.neo4j.logging.LogProvider;
@@ -109,7 +108,7 @@ public final class CypherResource {
         Result result;
         try {
             SecurityContext context = tx.securityContext();
-            tx.overrideWith(context.withMode(new RestrictedAccessMode(context.mode(), StaticAccessMode.READ)));
+            tx.overrideWith(context.withMode(Neo4jLine.readOnly(context.mode())));
             refuseUnlessReadOnly(tx, request);
             result = tx.execute(request.query(), request.params());
             if (result.getQueryExecutionType().isExplained()) {

@@ -6,10 +6,15 @@ import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseNotFoundException;
 import org.neo4j.graphdb.GraphDatabaseService;
+import org.subgraphexport.neo4j.Neo4jLine;
 
-/** Resolves the {@code db} parameter; absent means the server's default database. */
+/**
+ * Resolves the {@code db} parameter; absent means the server's default database. Every export passes here before
+ * its response starts, so this is also where a Neo4j release the plugin cannot serve is refused, with a status.
+ */
 final class Databases {
     static final String SYSTEM_REFUSED = "Export.SystemDatabaseRefused";
+    static final String UNSUPPORTED_NEO4J = "Export.UnsupportedNeo4j";
 
     private final DatabaseManagementService dbms;
     private final Config config;
@@ -20,6 +25,11 @@ final class Databases {
     }
 
     GraphDatabaseService require(String name) {
+        try {
+            Neo4jLine.check();
+        } catch (UnsupportedOperationException e) {
+            throw new ApiError(Response.Status.NOT_IMPLEMENTED, UNSUPPORTED_NEO4J, e.getMessage());
+        }
         String database = name == null ? config.get(GraphDatabaseSettings.initial_default_database) : name.strip();
         if (database.isEmpty()) {
             throw ApiError.badParameter("db must not be empty");
