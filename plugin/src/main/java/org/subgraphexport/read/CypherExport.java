@@ -116,57 +116,53 @@ public final class CypherExport implements AutoCloseable {
 
     /** One value of a row: entities by reference (their records are already out), containers recursively. */
     private void write(Object value) throws IOException {
-        switch (value) {
-            case null -> out.writeNull();
-            case Node node -> out.writeNodeRef(id(node));
-            case Relationship rel -> out.writeRelationshipRef(id(rel));
-            case Path path -> {
-                long[] nodeIds = new long[path.length() + 1];
-                long[] relIds = new long[path.length()];
-                int i = 0;
-                for (Node node : path.nodes()) nodeIds[i++] = id(node);
-                i = 0;
-                for (Relationship rel : path.relationships()) relIds[i++] = id(rel);
-                out.writePath(nodeIds, relIds);
+        // instanceof, not a pattern switch: the plugin is Java 17 bytecode (5.26 servers run on 17)
+        if (value == null) {
+            out.writeNull();
+        } else if (value instanceof Node node) {
+            out.writeNodeRef(id(node));
+        } else if (value instanceof Relationship rel) {
+            out.writeRelationshipRef(id(rel));
+        } else if (value instanceof Path path) {
+            long[] nodeIds = new long[path.length() + 1];
+            long[] relIds = new long[path.length()];
+            int i = 0;
+            for (Node node : path.nodes()) nodeIds[i++] = id(node);
+            i = 0;
+            for (Relationship rel : path.relationships()) relIds[i++] = id(rel);
+            out.writePath(nodeIds, relIds);
+        } else if (value instanceof Map<?, ?> map) {
+            out.beginMap(map.size());
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                out.mapKey(String.valueOf(e.getKey()));
+                write(e.getValue());
             }
-            case Map<?, ?> map -> {
-                out.beginMap(map.size());
-                for (Map.Entry<?, ?> e : map.entrySet()) {
-                    out.mapKey(String.valueOf(e.getKey()));
-                    write(e.getValue());
-                }
-                out.endMap();
-            }
-            case List<?> list -> {
-                out.beginList(list.size());
-                for (Object v : list) write(v);
-                out.endList();
-            }
-            default -> Values.of(value).writeTo(values);
+            out.endMap();
+        } else if (value instanceof List<?> list) {
+            out.beginList(list.size());
+            for (Object v : list) write(v);
+            out.endList();
+        } else {
+            Values.of(value).writeTo(values);
         }
     }
 
     private void visit(Object value) throws IOException {
         if (entities.truncated()) return;
-        switch (value) {
-            case null -> {}
-            case Node node -> node(id(node));
-            case Relationship rel -> relationship(id(rel));
-            case Path path -> {
-                for (Node node : path.nodes()) node(id(node));
-                for (Relationship rel : path.relationships()) relationship(id(rel));
-            }
-            case Map<?, ?> map -> {
-                for (Object v : map.values()) visit(v);
-            }
-            case Iterable<?> list -> {
-                for (Object v : list) visit(v);
-            }
-            case Object[] array -> {
-                for (Object v : array) visit(v);
-            }
-            default -> {} // a scalar: nothing of the graph
-        }
+        if (value instanceof Node node) {
+            node(id(node));
+        } else if (value instanceof Relationship rel) {
+            relationship(id(rel));
+        } else if (value instanceof Path path) {
+            for (Node node : path.nodes()) node(id(node));
+            for (Relationship rel : path.relationships()) relationship(id(rel));
+        } else if (value instanceof Map<?, ?> map) {
+            for (Object v : map.values()) visit(v);
+        } else if (value instanceof Iterable<?> list) {
+            for (Object v : list) visit(v);
+        } else if (value instanceof Object[] array) {
+            for (Object v : array) visit(v);
+        } // else null or a scalar: nothing of the graph
     }
 
     @SuppressWarnings("removal")

@@ -98,13 +98,13 @@ final class RootLookup {
     static Object parseValue(String text) {
         try (JsonParser p = JSON.createParser(text)) {
             JsonToken token = p.nextToken();
-            Object value = switch (token) {
+            Object value = token == null ? null : switch (token) {
                 case VALUE_NUMBER_INT -> p.getNumberType() == JsonParser.NumberType.BIG_INTEGER ? null : p.getLongValue();
                 case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
                 case VALUE_STRING -> p.getText();
                 case VALUE_TRUE -> Boolean.TRUE;
                 case VALUE_FALSE -> Boolean.FALSE;
-                case null, default -> null;
+                default -> null;
             };
             if (value != null && p.nextToken() == null) {
                 return value;

@@ -20,22 +20,32 @@ import org.subgraphexport.wire.Format;
  * One call of an export endpoint of the extension, independent of the format: {@link #send} puts the format into
  * the URL, {@link #export} also checks 200 and the media type and decodes the stream with the client.
  *
- * <p>Today there is the traverse endpoint. For another endpoint add a factory next to {@link #traverse}, e.g.
- * {@code cypher(String jsonBody)} returning {@code new ExportRequest("cypher", "POST", "", jsonBody)}, and the
- * tests can run it through every format the same way.
+ * <p>{@link #traverse} and {@link #cypher} build the two endpoints' calls; the tests run either through every
+ * format the same way.
  */
 record ExportRequest(String endpoint, String method, String query, String body) {
 
     /** {@code GET /extension/{format}/traverse?<params>}, the parameters URL-encoded in the given order. */
     static ExportRequest traverse(String... keyValues) {
+        return new ExportRequest("traverse", "GET", query(keyValues), null);
+    }
+
+    /**
+     * {@code POST /extension/{format}/cypher?<params>} with body {@code {"query": cypher}} (no parameters; the
+     * query must not contain a double quote or a backslash).
+     */
+    static ExportRequest cypher(String cypher, String... keyValues) {
+        return new ExportRequest("cypher", "POST", query(keyValues), "{\"query\": \"" + cypher + "\"}");
+    }
+
+    private static String query(String... keyValues) {
         Map<String, String> params = new LinkedHashMap<>();
         for (int i = 0; i < keyValues.length; i += 2) {
             params.put(keyValues[i], keyValues[i + 1]);
         }
-        String query = params.entrySet().stream()
+        return params.entrySet().stream()
                 .map(e -> enc(e.getKey()) + "=" + enc(e.getValue()))
                 .collect(Collectors.joining("&"));
-        return new ExportRequest("traverse", "GET", query, null);
     }
 
     URI uri(URI server, Format format) {

@@ -126,7 +126,10 @@ class PackagingIT {
         String dockerfile = Files.readString(DOCKERFILE);
         Matcher from = Pattern.compile("(?m)^FROM\\s+(\\S+)").matcher(dockerfile);
         assertTrue(from.find());
-        assertEquals("neo4j:" + RealNeo4jServer.NEO4J_VERSION, from.group(1), "community image of the tested version");
+        assertEquals("neo4j:${NEO4J_VERSION}", from.group(1), "the community image of the version the ARG names");
+        Matcher version = Pattern.compile("(?m)^ARG\\s+NEO4J_VERSION=(\\S+)").matcher(dockerfile);
+        assertTrue(version.find() && version.start() < from.start(), "ARG NEO4J_VERSION=<default> before FROM");
+        assertEquals(RealNeo4jServer.NEO4J_VERSION, version.group(1), "by default the tested version");
 
         Matcher arg = Pattern.compile("(?m)^ARG\\s+PLUGIN_JAR=(\\S+)").matcher(dockerfile);
         assertTrue(arg.find(), "ARG PLUGIN_JAR=<default>");
@@ -282,18 +285,31 @@ class PackagingIT {
         }
         assertEquals(List.of(), classes.stream().filter(c -> c.contains("esotericsoftware")).toList(),
                 "no Kryo library: the client decodes the Kryo format by hand");
+        assertAllJava17(RealNeo4jServer.CLIENT_JAR, "the client is for applications on Java 17+");
+    }
+
+    @Test
+    void pluginJarIsJava17Bytecode() throws IOException {
+        assertAllJava17(RealNeo4jServer.PLUGIN_JAR, "the plugin loads on 5.26 servers, which run on Java 17 or 21");
+    }
+
+    /** Every class in {@code jar} is class-file major version 61 (Java 17) or older. */
+    private static void assertAllJava17(Path jar, String why) throws IOException {
         // Java release -> classes compiled for it, for those newer than 17.
         Map<Integer, List<String>> tooNew = new TreeMap<>();
-        try (ZipFile zip = new ZipFile(RealNeo4jServer.CLIENT_JAR.toFile())) {
+        int classes = 0;
+        try (ZipFile zip = new ZipFile(jar.toFile())) {
             for (ZipEntry entry : zip.stream().filter(e -> e.getName().endsWith(".class")).toList()) {
+                classes++;
                 int major = classFileMajor(zip, entry);
                 if (major > 61) tooNew.computeIfAbsent(major - 44, k -> new ArrayList<>()).add(entry.getName());
             }
         }
         StringBuilder summary = new StringBuilder();
+        int total = classes;
         tooNew.forEach((release, names) -> summary.append("\n  Java ").append(release).append(": ").append(names.size())
-                .append(" of ").append(classes.size()).append(" classes, e.g. ").append(names.subList(0, Math.min(3, names.size()))));
-        assertTrue(tooNew.isEmpty(), () -> "the client is for Java 17+ (class-file major version 61 at most):" + summary);
+                .append(" of ").append(total).append(" classes, e.g. ").append(names.subList(0, Math.min(3, names.size()))));
+        assertTrue(tooNew.isEmpty(), () -> why + " (class-file major version 61 at most):" + summary);
     }
 
     // ---- the scripts ----

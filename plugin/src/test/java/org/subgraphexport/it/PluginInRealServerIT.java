@@ -3,11 +3,13 @@ package org.subgraphexport.it;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayInputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,8 +49,11 @@ import org.neo4j.driver.Driver;
 import org.neo4j.driver.Record;
 import org.neo4j.graphdb.config.Setting;
 import org.subgraphexport.client.DurationValue;
+import org.subgraphexport.client.ExportFailedException;
 import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRelationship;
+import org.subgraphexport.client.ExportRow;
 import org.subgraphexport.client.PointValue;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
@@ -178,6 +183,60 @@ class PluginInRealServerIT {
         assertEquals(ids.get("root"), g.header().root());
         assertEquals(ids("root", "a", "b", "s1"), g.nodes().keySet());
         assertEquals(ids("root>a", "root>b", "a>s1"), g.relationships().keySet());
+    }
+
+    /**
+     * The Cypher endpoint in both modes on this server line: graph mode gives exactly the entities the query
+     * returned, rows mode the values. It runs the user's query with the caller's access restricted to reads, which
+     * Neo4j spells differently per line ({@code org.subgraphexport.neo4j.Neo4jLine}).
+     */
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void cypherExportsGraphAndRows(Format format) throws IOException {
+        Subgraph g = ExportRequest.cypher("MATCH (r:Root)-[rel:CHILDREN]->(m) RETURN r, rel, m")
+                .export(server, format, null);
+        assertEquals(ids("root", "a", "b"), g.nodes().keySet());
+        assertEquals(ids("root>a", "root>b"), g.relationships().keySet());
+        assertEquals(3, g.end().nodes());
+        assertEquals(2, g.end().relationships());
+        assertEquals(Map.of("since", LocalDate.of(2001, 1, 1)), g.relationships().get(ids.get("root>a")).properties());
+        assertEquals(Map.of("id", 2L, "name", "a"), g.nodes().get(ids.get("a")).properties());
+
+        Subgraph rows = ExportRequest.cypher("MATCH (n:Object) WHERE n.id < 4 RETURN n.id AS id, n.name AS name "
+                + "ORDER BY id", "mode", "rows").export(server, format, null);
+        assertEquals(List.of("id", "name"), rows.columns());
+        assertEquals(List.of(List.of(1L, "root"), List.of(2L, "a"), List.of(3L, "b")),
+                rows.rows().stream().map(ExportRow::values).toList());
+    }
+
+    @Test
+    void cypherRefusesWritesAndChangesNothing() throws IOException {
+        HttpResponse<byte[]> r = ExportRequest.cypher("CREATE (:Written {by: 'export'}) RETURN 1")
+                .send(server, Format.KRYO, null);
+        String body = new String(r.body(), StandardCharsets.UTF_8);
+        assertEquals(400, r.statusCode(), body);
+        assertEquals("Export.WriteQueryRefused", RealNeo4jServer.JSON.readTree(body).path("code").asText(), body);
+        assertEquals(0, server.query("MATCH (n:Written) RETURN count(n)", null).get(0).get(0).asLong());
+    }
+
+    /**
+     * A {@code timeout=} the export applies itself (Neo4j's monitor would notice seconds later), reading the
+     * transaction's timeout through the member this line has ({@code Neo4jLine.timeoutNanos}): the stream ends
+     * with Neo4j's TransactionTimedOut as its error record at the walk's first check.
+     */
+    @Test
+    void anExportOverItsTimeoutEndsWithTheTimeoutRecord() throws IOException {
+        HttpResponse<byte[]> r = ExportRequest.traverse("root", ids.get("root"), "timeout", "1ms")
+                .send(server, Format.JSON, null);
+        assertEquals(200, r.statusCode(), () -> new String(r.body(), StandardCharsets.UTF_8));
+        ExportFailedException failure = assertThrows(ExportFailedException.class, () -> {
+            try (ExportReader reader = ExportReader.open(Format.JSON, new ByteArrayInputStream(r.body()))) {
+                while (reader.next() != null) {
+                    // the header, and the records before the first check
+                }
+            }
+        });
+        assertTrue(failure.code().startsWith("Neo.ClientError.Transaction.TransactionTimedOut"), failure.code());
     }
 
     /**

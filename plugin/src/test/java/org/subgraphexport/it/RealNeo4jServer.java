@@ -39,7 +39,9 @@ import org.neo4j.driver.GraphDatabase;
  * loopback addresses, free ports, no HTTPS, small memory.
  *
  * <p>Started like the {@code neo4j console} launcher starts it: {@code java <Neo4j's JVM flags> -cp
- * "plugins/*:conf/*:lib/*" org.neo4j.server.Neo4jCommunity}, with the java of the JVM running the tests.
+ * "plugins/*:conf/*:lib/*" org.neo4j.server.Neo4jCommunity} ({@code CommunityEntryPoint} on 5.26), with the java
+ * of the JVM running the tests. The line is {@code subgraphexport.it.neo4jVersion}, its jars
+ * {@code subgraphexport.it.neo4jLib}: the build runs the real-server tests once per line it supports.
  * {@link #close()} stops the process (and any children), waits for it and deletes HOME; set
  * {@code -Dsubgraphexport.it.keep=true} to keep HOME with its logs for a look.
  */
@@ -57,7 +59,13 @@ final class RealNeo4jServer implements AutoCloseable {
     static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
-    private static final String MAIN_CLASS = "org.neo4j.server.Neo4jCommunity";
+    /** The Community server's main class: {@code CommunityEntryPoint} on 5.26, {@code Neo4jCommunity} since 2025.01. */
+    private static final String MAIN_CLASS = atLeast(NEO4J_VERSION, "2025.01")
+            ? "org.neo4j.server.Neo4jCommunity" : "org.neo4j.server.CommunityEntryPoint";
+    /** Bolt's Netty shutdown quiet period (~15 s by default); the setting was renamed in 2026.04. */
+    private static final String QUIET_PERIOD = atLeast(NEO4J_VERSION, "2026.04")
+            ? "internal.dbms.bolt.netty_server_shutdown_quiet_period_duration=0s"
+            : "internal.dbms.bolt.netty_server_shutdown_quiet_period=0";
 
     final Path home;
     final URI httpUri;
@@ -139,6 +147,20 @@ final class RealNeo4jServer implements AutoCloseable {
         }
     }
 
+    /** Whether Neo4j {@code version} (e.g. 5.26.30, 2026.08.1) is {@code minimum} (e.g. 2026.04) or later. */
+    static boolean atLeast(String version, String minimum) {
+        String[] v = version.split("\\.");
+        String[] m = minimum.split("\\.");
+        for (int i = 0; i < m.length; i++) {
+            int a = i < v.length ? Integer.parseInt(v[i]) : 0;
+            int b = Integer.parseInt(m[i]);
+            if (a != b) {
+                return a > b;
+            }
+        }
+        return true;
+    }
+
     /** Neo4j's own JVM flags (what bin/neo4j adds), and nothing the test JVM happens to run with. */
     static List<String> jvmFlags() {
         List<String> flags = new ArrayList<>(List.of(
@@ -187,8 +209,7 @@ final class RealNeo4jServer implements AutoCloseable {
         lines.add("dbms.security.auth_enabled=" + auth);
         lines.add("server.memory.pagecache.size=32m");
         lines.add("db.tx_log.preallocate=false"); // else 256 MiB of transaction log per server on disk
-        // Bolt's Netty waits ~15 s for a quiet period on shutdown by default.
-        lines.add("internal.dbms.bolt.netty_server_shutdown_quiet_period_duration=0s");
+        lines.add(QUIET_PERIOD);
         lines.addAll(extraConf);
         Path conf = Files.createDirectories(home.resolve("conf"));
         Files.write(conf.resolve("neo4j.conf"), lines, StandardCharsets.UTF_8);
