@@ -4,7 +4,7 @@ import org.neo4j.values.ElementIdMapper;
 
 /**
  * Element ids on the wire: binary formats send the numeric id and the header carries the prefix that turns it
- * back into the element id ({@code prefix + decimal id}). This holds for the element ids Neo4j 2026.08 makes
+ * back into the element id ({@code prefix + decimal id}). This holds for the element ids every supported line makes
  * ({@code 4:<database uuid>:<id>} for nodes, {@code 5:…} for relationships), and is checked, not assumed:
  * {@link #of} fails if the database's mapper does not produce ids of that shape.
  */

@@ -15,7 +15,7 @@ import org.neo4j.storageengine.api.TransactionIdStore;
 /**
  * Facts about a database's store that are not part of the graph: the last committed transaction (what a cached
  * export's freshness is judged by) and the page cache (what a warm-up loads). Internal Neo4j APIs, resolved
- * from the database's dependency resolver; pinned to 2026.08 and covered by tests.
+ * from the database's dependency resolver; the same on every supported line (LinkageIT) and covered by tests.
  */
 public final class StoreState {
     private StoreState() {}

@@ -1,8 +1,9 @@
 /**
  * Reading the graph (internal): walks the subgraph under a root with Neo4j's kernel cursor API and feeds a
  * {@link org.subgraphexport.wire.GraphWriter}. Knows Neo4j, not HTTP and not any wire format. Uses internal
- * Neo4j APIs (KernelTransaction, cursors, execution contexts, ElementIdMapper): pinned to Neo4j 2026.08 and covered
- * by the harness tests, so an upgrade that changes them fails loudly.
+ * Neo4j APIs (KernelTransaction, cursors, execution contexts, ElementIdMapper) in the form every supported line has
+ * (5.26, 2025.x, 2026.x); what differs between lines goes through {@link org.subgraphexport.neo4j.Neo4jLine}.
+ * LinkageIT links the packaged jar against each line's jars, so an upgrade that changes them fails loudly.
  *
  * <p>A traverse can read with several threads ({@link org.subgraphexport.read.SubgraphWalker}, "Parallel reads"):
  * the walking thread decides and encodes, workers of a shared pool ({@code subgraph-export-reader-N}) read labels
