@@ -15,6 +15,7 @@ import org.neo4j.configuration.GraphDatabaseInternalSettings;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.config.Setting;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilder;
 import org.neo4j.harness.Neo4jBuilders;
@@ -131,12 +132,15 @@ final class BenchServer implements AutoCloseable {
     }
 
     private static Neo4j build(Path data, long pageCacheBytes) {
+        // Bolt's Netty would otherwise wait ~10 s for quiet on close; a Duration since 2026.04, whole seconds before
+        // (scripts/bench --neo4j runs this on older lines too)
+        @SuppressWarnings("unchecked")
+        Setting<Object> quietPeriod = (Setting<Object>) (Setting<?>) GraphDatabaseInternalSettings.netty_server_shutdown_quiet_period;
         Neo4jBuilder builder = Neo4jBuilders.newInProcessBuilder()
                 .withConfig(GraphDatabaseSettings.data_directory, data)
                 .withConfig(GraphDatabaseSettings.pagecache_memory, pageCacheBytes)
                 .withConfig(BoltConnector.enabled, true)
-                // Bolt's Netty would otherwise wait ~10 s for quiet on close
-                .withConfig(GraphDatabaseInternalSettings.netty_server_shutdown_quiet_period, Duration.ZERO)
+                .withConfig(quietPeriod, quietPeriod.defaultValue() instanceof Duration ? Duration.ZERO : (Object) 0)
                 .withConfig(GraphDatabaseSettings.keep_logical_logs, "keep_none")
                 .withConfig(GraphDatabaseSettings.preallocate_logical_logs, false)
                 .withConfig(GraphDatabaseSettings.logical_log_rotation_threshold, 64 * MIB)
