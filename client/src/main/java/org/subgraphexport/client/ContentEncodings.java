@@ -66,9 +66,20 @@ public final class ContentEncodings {
         }
     }
 
+    /** One byte through {@code in}'s array read (a decompressor may return 0 bytes before its first output). */
+    private static int readOne(InputStream in) throws IOException {
+        byte[] one = new byte[1];
+        int n;
+        while ((n = in.read(one, 0, 1)) == 0) {
+            // nothing yet
+        }
+        return n < 0 ? -1 : one[0] & 0xFF;
+    }
+
     /** Remembers whether the body itself failed, so that a decompressor's failure can be told from it. */
     private static final class Guard extends FilterInputStream {
         IOException failure;
+        long count;
 
         Guard(InputStream in) {
             super(in);
@@ -76,17 +87,15 @@ public final class ContentEncodings {
 
         @Override
         public int read() throws IOException {
-            try {
-                return in.read();
-            } catch (IOException e) {
-                throw failure = e;
-            }
+            return readOne(this);
         }
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
             try {
-                return in.read(b, off, len);
+                int n = in.read(b, off, len);
+                if (n > 0) count += n;
+                return n;
             } catch (IOException e) {
                 throw failure = e;
             }
@@ -106,18 +115,17 @@ public final class ContentEncodings {
 
         @Override
         public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n;
-            while ((n = read(one, 0, 1)) == 0) {
-                // a decompressor may return 0 before its first output byte
-            }
-            return n < 0 ? -1 : one[0] & 0xFF;
+            return readOne(this);
         }
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
             try {
-                return in.read(b, off, len);
+                int n = in.read(b, off, len);
+                if (n < 0 && raw.count == 0) {  // zstd-jni reads an empty body as an empty stream
+                    throw new CorruptStreamException("the " + coding + " body is empty: not even a frame header");
+                }
+                return n;
             } catch (IOException e) {
                 if (raw.failure != null || e instanceof CorruptStreamException) throw e;
                 throw new CorruptStreamException("the " + coding + " body is truncated or corrupt: " + e.getMessage(), e);
