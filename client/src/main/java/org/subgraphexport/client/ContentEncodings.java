@@ -18,11 +18,21 @@ import org.subgraphexport.client.internal.ZstdDecoding;
  * body fails with an {@code IOException} that says so.
  */
 public final class ContentEncodings {
+    private static final boolean ZSTD = zstdAvailable();
+
     private ContentEncodings() {}
+
+    private static boolean zstdAvailable() {
+        try {
+            return ZstdDecoding.available();
+        } catch (LinkageError noZstdJni) {
+            return false;
+        }
+    }
 
     /** The {@code Accept-Encoding} value to send: {@code "zstd, gzip"}, or {@code "gzip"} without zstd-jni. */
     public static String acceptEncoding() {
-        return ZstdDecoding.available() ? "zstd, gzip" : "gzip";
+        return ZSTD ? "zstd, gzip" : "gzip";
     }
 
     /** A GET request builder for an export URL, asking for every coding this client decodes. */
@@ -48,12 +58,20 @@ public final class ContentEncodings {
             in = switch (coding) {
                 case "", "identity" -> in;
                 case "gzip", "x-gzip" -> new Checked(gzip(in, raw), raw, "gzip");
-                case "zstd" -> new Checked(ZstdDecoding.open(in), raw, "zstd");
+                case "zstd" -> new Checked(zstd(in), raw, "zstd");
                 default -> throw new IOException("unsupported Content-Encoding '" + coding + "': this client decodes "
                         + "gzip and zstd");
             };
         }
         return in == raw ? body : in;
+    }
+
+    private static InputStream zstd(InputStream in) throws IOException {
+        if (!ZSTD) {
+            throw new IOException("the response is zstd-compressed, and zstd-jni (com.github.luben:zstd-jni) is not "
+                    + "on the class path: add it, or ask without zstd (ContentEncodings.acceptEncoding())");
+        }
+        return ZstdDecoding.open(in);
     }
 
     /** The JDK's gzip decoder, which reads the gzip header at once: a bad or missing one is a corrupt body. */

@@ -13,7 +13,7 @@ public enum ContentCoding {
     GZIP("gzip"),
     IDENTITY("identity");
 
-    private static final boolean ZSTD_AVAILABLE = ZstdCoding.available();
+    private static final boolean ZSTD_AVAILABLE = zstdAvailable();
 
     private final String token;
 
@@ -29,6 +29,14 @@ public enum ContentCoding {
     /** Whether this server can write it: zstd needs zstd-jni and its native library. */
     public boolean available() {
         return this != ZSTD || ZSTD_AVAILABLE;
+    }
+
+    private static boolean zstdAvailable() {
+        try {
+            return ZstdCoding.available();
+        } catch (LinkageError noZstdJni) {  // the class itself does not load without zstd-jni
+            return false;
+        }
     }
 
     /**

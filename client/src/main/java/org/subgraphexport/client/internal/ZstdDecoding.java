@@ -6,34 +6,24 @@ import java.io.IOException;
 import java.io.InputStream;
 
 /**
- * The one class that touches zstd-jni, an optional dependency of the client: loaded only through
- * {@link #available} and {@link #open}, so a class path without it works for every other coding.
+ * The one class that touches zstd-jni, an optional dependency of the client. Without zstd-jni on the class path
+ * this class does not even load ({@link NoClassDefFoundError}): callers ask {@link #available} once, catching that.
  */
 public final class ZstdDecoding {
-    private static final boolean AVAILABLE = load();
-
     private ZstdDecoding() {}
 
-    /** Whether zstd-jni and its native library are there. */
+    /** Whether the native library loads. */
     public static boolean available() {
-        return AVAILABLE;
+        try {
+            Native.load();
+            return Native.isLoaded();
+        } catch (RuntimeException | UnsatisfiedLinkError e) {
+            return false;
+        }
     }
 
     /** A zstd-decompressing stream over {@code in}; a frame cut short fails when read to its end. */
     public static InputStream open(InputStream in) throws IOException {
-        if (!AVAILABLE) {
-            throw new IOException("the response is zstd-compressed, and zstd-jni (com.github.luben:zstd-jni) is not "
-                    + "on the class path: add it, or ask without zstd (ContentEncodings.acceptEncoding())");
-        }
         return new ZstdInputStreamNoFinalizer(in);
-    }
-
-    private static boolean load() {
-        try {
-            Native.load();
-            return Native.isLoaded();
-        } catch (RuntimeException | LinkageError e) {
-            return false;
-        }
     }
 }
