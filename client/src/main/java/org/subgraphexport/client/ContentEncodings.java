@@ -84,28 +84,33 @@ public final class ContentEncodings {
         }
     }
 
-    /** One byte through {@code in}'s array read (a decompressor may return 0 bytes before its first output). */
-    private static int readOne(InputStream in) throws IOException {
-        byte[] one = new byte[1];
-        int n;
-        while ((n = in.read(one, 0, 1)) == 0) {
-            // nothing yet
+    /** A filter whose single-byte read goes through its array read, the one place that does the work. */
+    private abstract static class ArrayReads extends FilterInputStream {
+        ArrayReads(InputStream in) {
+            super(in);
         }
-        return n < 0 ? -1 : one[0] & 0xFF;
+
+        @Override
+        public final int read() throws IOException {
+            byte[] one = new byte[1];
+            int n;
+            while ((n = read(one, 0, 1)) == 0) {
+                // a decompressor may return 0 bytes before its first output
+            }
+            return n < 0 ? -1 : one[0] & 0xFF;
+        }
+
+        @Override
+        public abstract int read(byte[] b, int off, int len) throws IOException;
     }
 
     /** Remembers whether the body itself failed, so that a decompressor's failure can be told from it. */
-    private static final class Guard extends FilterInputStream {
+    private static final class Guard extends ArrayReads {
         IOException failure;
         long count;
 
         Guard(InputStream in) {
             super(in);
-        }
-
-        @Override
-        public int read() throws IOException {
-            return readOne(this);
         }
 
         @Override
@@ -121,7 +126,7 @@ public final class ContentEncodings {
     }
 
     /** A decompressing stream whose own failures (truncated, corrupt) become {@link CorruptStreamException}. */
-    private static final class Checked extends FilterInputStream {
+    private static final class Checked extends ArrayReads {
         private final Guard raw;
         private final String coding;
 
@@ -129,11 +134,6 @@ public final class ContentEncodings {
             super(decompressor);
             this.raw = raw;
             this.coding = coding;
-        }
-
-        @Override
-        public int read() throws IOException {
-            return readOne(this);
         }
 
         @Override

@@ -29,6 +29,8 @@ import org.subgraphexport.wire.TokenNames;
  *       transaction is terminated so the read stops and its resources are released, and the exception is
  *       rethrown for the container.</li>
  * </ul>
+ * The body goes through a {@link CodedStream} in the negotiated content coding, whose frame is completed after the
+ * end or error record alike.
  */
 final class ExportOutput implements StreamingOutput {
     /** The export itself, run inside the transaction; must write the end record on success. */

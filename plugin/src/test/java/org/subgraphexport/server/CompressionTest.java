@@ -10,7 +10,6 @@ import com.github.luben.zstd.ZstdInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -75,25 +74,14 @@ class CompressionTest {
     private static HttpResponse<byte[]> get(String pathAndQuery, String... headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(pathAndQuery));
         for (int i = 0; i < headers.length; i += 2) request.header(headers[i], headers[i + 1]);
-        return send(request.build());
+        return ExportHttp.send(request.build());
     }
 
     private static HttpResponse<byte[]> postCypher(Format format, String extra, String body, String acceptEncoding) {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(format.pathSegment() + "/cypher" + extra))
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
         if (acceptEncoding != null) request.header("Accept-Encoding", acceptEncoding);
-        return send(request.build());
-    }
-
-    private static HttpResponse<byte[]> send(HttpRequest request) {
-        try {
-            return HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return ExportHttp.send(request.build());
     }
 
     private static String encoding(HttpResponse<?> r) {
