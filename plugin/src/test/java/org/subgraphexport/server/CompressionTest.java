@@ -178,6 +178,25 @@ class CompressionTest {
         }
     }
 
+    /** The README's curl commands: {@code curl --compressed}, and {@code Accept-Encoding: zstd} piped to zstd -d. */
+    @Test
+    void curlAsTheReadmeShows() throws Exception {
+        byte[] json = get(traverse(Format.JSON, "")).body();
+        byte[] kryo = get(traverse(Format.KRYO, "")).body();
+        String url = base.resolve(traverse(Format.JSON, "")).toString();
+        assertArrayEquals(json, shell("curl -sS --compressed '" + url + "'"));
+        String kryoUrl = base.resolve(traverse(Format.KRYO, "")).toString();
+        assertArrayEquals(kryo, shell("curl -sS -H 'Accept-Encoding: zstd' '" + kryoUrl + "' | zstd -d"));
+    }
+
+    private static byte[] shell(String command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("bash", "-o", "pipefail", "-c", command)
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertEquals(0, p.waitFor(), command);
+        return out;
+    }
+
     /** Accept-Encoding value, and the coding the server must answer a JSON traverse with. */
     @Test
     void acceptEncodingIsNegotiatedAsRfc9110Says() {
