@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EndToEndQuickTest {
     @Test
-    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void everyRowDecodesTheSameSubgraph(@TempDir Path out) throws Exception {
         EndToEndRunner.Options options = EndToEndRunner.Options.quick(out);
         EndToEndRunner.Table table = EndToEndRunner.run(options, System.out);
