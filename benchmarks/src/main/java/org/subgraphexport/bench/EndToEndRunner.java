@@ -291,6 +291,12 @@ public final class EndToEndRunner {
         }
     }
 
+    /**
+     * The links of the compression rows: loopback as it is, and 1 Gbit/s and 100 Mbit/s simulated by pacing the
+     * client's reads (README "Benchmarks").
+     */
+    static final long[] LINKS = {0, 1_000_000_000L, 100_000_000L};
+
     private static Table measure(Options o, Environment environment, BenchServer server, BoltRow bolt, String warmup,
             PrintStream log) throws Exception {
         DemoGraph.Result graph = server.graph;
@@ -305,6 +311,15 @@ public final class EndToEndRunner {
             for (Format format : Format.values()) {
                 rows.add(new ExportRow(endpoint, format, root, PEER_QUERY));
             }
+        }
+        for (long link : LINKS) {
+            if (link > 0) {  // the plain rows on the simulated link; on loopback they are the rows above
+                rows.add(ExportRow.traverse(Format.KRYO, null, link, root));
+                rows.add(ExportRow.traverse(Format.KRYO_LZF, null, link, root));
+            }
+            rows.add(ExportRow.traverse(Format.KRYO, "zstd", link, root));
+            rows.add(ExportRow.traverse(Format.JSON, "zstd", link, root));
+            rows.add(ExportRow.traverse(Format.JSON, "gzip", link, root));
         }
         rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.BYTES, root));
         rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.CACHED, root));

@@ -1,7 +1,12 @@
 package org.subgraphexport.bench;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
+import java.util.Arrays;
+import java.util.Objects;
+import org.subgraphexport.client.ContentEncodings;
 import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportNode;
 import org.subgraphexport.client.ExportReader;
@@ -40,19 +45,32 @@ final class ExportRow implements Row {
     private final Mode mode;
     private final String rootElementId;
     private final String cypher;
+    /** The content coding asked for in Accept-Encoding ({@code zstd}, {@code gzip}), or null: none. */
+    private final String coding;
+    /** The simulated link: the client's reads paced to this many bits per second; 0: loopback as it is. */
+    private final long linkBitsPerSecond;
     private String etag;
     private long bodyBytes = -1;
 
     ExportRow(Endpoint endpoint, Format format, String rootElementId, String cypher) {
-        this(endpoint, format, Mode.DECODE, rootElementId, cypher);
+        this(endpoint, format, Mode.DECODE, rootElementId, cypher, null, 0);
     }
 
     /** A traverse row in the given mode. */
     static ExportRow traverse(Format format, Mode mode, String rootElementId) {
-        return new ExportRow(Endpoint.TRAVERSE, format, mode, rootElementId, null);
+        return new ExportRow(Endpoint.TRAVERSE, format, mode, rootElementId, null, null, 0);
     }
 
-    private ExportRow(Endpoint endpoint, Format format, Mode mode, String rootElementId, String cypher) {
+    /**
+     * A decoded traverse row asking for {@code coding} (null: none) over a link of {@code linkBitsPerSecond} (0:
+     * loopback as it is, else the client's reads paced to that rate).
+     */
+    static ExportRow traverse(Format format, String coding, long linkBitsPerSecond, String rootElementId) {
+        return new ExportRow(Endpoint.TRAVERSE, format, Mode.DECODE, rootElementId, null, coding, linkBitsPerSecond);
+    }
+
+    private ExportRow(Endpoint endpoint, Format format, Mode mode, String rootElementId, String cypher, String coding,
+            long linkBitsPerSecond) {
         if (mode != Mode.DECODE && endpoint != Endpoint.TRAVERSE) {
             throw new IllegalArgumentException(mode + " is a traverse row");
         }
@@ -61,11 +79,20 @@ final class ExportRow implements Row {
         this.mode = mode;
         this.rootElementId = rootElementId;
         this.cypher = cypher;
+        this.coding = coding;
+        this.linkBitsPerSecond = linkBitsPerSecond;
+    }
+
+    /** {@code 100 Mbit/s}, {@code 1 Gbit/s}. */
+    static String link(long bitsPerSecond) {
+        return bitsPerSecond % 1_000_000_000 == 0 ? bitsPerSecond / 1_000_000_000 + " Gbit/s"
+                : bitsPerSecond / 1_000_000 + " Mbit/s";
     }
 
     @Override
     public String name() {
-        String base = (endpoint == Endpoint.TRAVERSE ? "traverse " : "cypher ") + format.pathSegment();
+        String base = (endpoint == Endpoint.TRAVERSE ? "traverse " : "cypher ") + format.pathSegment()
+                + (coding == null ? "" : "+" + coding) + (linkBitsPerSecond == 0 ? "" : " @" + link(linkBitsPerSecond));
         return switch (mode) {
             case DECODE -> base;
             case BYTES -> base + " bytes";
@@ -77,9 +104,12 @@ final class ExportRow implements Row {
     @Override
     public String description() {
         String get = "GET /extension/" + format.pathSegment() + "/traverse?root=…";
+        String coded = (coding == null ? "" : " with Accept-Encoding: " + coding + " (ContentEncodings.decode)")
+                + (linkBitsPerSecond == 0 ? "" : ", the client's reads paced to " + link(linkBitsPerSecond)
+                        + " (a slow link simulated; the server waits on full socket buffers)");
         return switch (mode) {
             case DECODE -> endpoint == Endpoint.TRAVERSE
-                    ? get + ", ExportReader over the HTTP stream"
+                    ? get + coded + ", ExportReader over the HTTP stream"
                     : "POST /extension/" + format.pathSegment() + "/cypher (graph mode, the peers' query), ExportReader "
                             + "over the HTTP stream";
             case BYTES -> get + ", read from the store as every ordinary row; the body read and dropped, not decoded "
@@ -139,13 +169,23 @@ final class ExportRow implements Row {
     }
 
     private Outcome decoded(Endpoints endpoints, boolean keepIds, String... headers) throws IOException {
+        if (coding != null) {
+            headers = Arrays.copyOf(headers, headers.length + 2);
+            headers[headers.length - 2] = "Accept-Encoding";
+            headers[headers.length - 1] = coding;
+        }
         long start = System.nanoTime();
         Http.Body body = endpoint == Endpoint.TRAVERSE
                 ? Http.get(traverseUri(endpoints), format.mediaType(), headers)
                 : Http.post(endpoints.http().resolve("/extension/" + format.pathSegment() + "/cypher"),
                         format.mediaType(), "{\"query\":" + Http.jsonString(cypher) + ",\"params\":{\"root\":"
                                 + Http.jsonString(rootElementId) + "}}", headers);
-        Tally tally = decode(format, body, keepIds);
+        String encoding = body.header("Content-Encoding");
+        if (!Objects.equals(encoding, format == Format.KRYO_LZF ? null : coding)) {
+            body.close();
+            throw new IllegalStateException(name() + ": Content-Encoding " + encoding + ", asked for " + coding);
+        }
+        Tally tally = decode(format, body.paced(linkBitsPerSecond), encoding, keepIds);
         long nanos = System.nanoTime() - start;
         String cache = body.header(CACHE_HEADER);
         if (mode == Mode.CACHED && !"hit".equals(cache)) {
@@ -192,8 +232,14 @@ final class ExportRow implements Row {
 
     /** Decodes a whole export stream, counting; closes {@code body}. */
     static Tally decode(Format format, Http.Body body, boolean keepIds) throws IOException {
+        return decode(format, body, null, keepIds);
+    }
+
+    /** Decodes a whole export stream sent in {@code contentEncoding} (null: none), counting; closes {@code body}. */
+    static Tally decode(Format format, Http.Body body, String contentEncoding, boolean keepIds) throws IOException {
         Tally tally = new Tally(keepIds);
-        try (ExportReader reader = ExportReader.open(format, body)) {
+        InputStream decoded = ContentEncodings.decode(contentEncoding, body);
+        try (ExportReader reader = ExportReader.open(format, decoded)) {
             for (ExportRecord r; (r = reader.next()) != null; ) {
                 if (r instanceof ExportNode n) {
                     tally.node(n.id());
@@ -204,6 +250,10 @@ final class ExportRow implements Row {
                 } else {
                     throw new IllegalStateException("unexpected record in a graph export: " + r);
                 }
+            }
+            if (decoded != body && !body.closed()) {  // the end of the frame, after the end record
+                long rest = decoded.transferTo(OutputStream.nullOutputStream());
+                if (rest != 0) throw new IllegalStateException(rest + " decoded bytes after the end record");
             }
             long rest = body.drain();
             if (rest != 0) throw new IllegalStateException(rest + " bytes after the end record");

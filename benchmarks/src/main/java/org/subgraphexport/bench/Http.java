@@ -108,6 +108,9 @@ final class Http {
         private long count;
         private boolean eof;
         private boolean closed;
+        /** Reads paced to this many bits per second (a slow link simulated); 0: as fast as they come. */
+        private long bitsPerSecond;
+        private long firstRead;
 
         Body(InputStream in, int status, HttpHeaders headers) {
             super(in);
@@ -117,6 +120,35 @@ final class Http {
 
         long count() {
             return count;
+        }
+
+        /** Paces the reads from now on so that the body arrives at no more than {@code bitsPerSecond}. */
+        Body paced(long bitsPerSecond) {
+            this.bitsPerSecond = bitsPerSecond;
+            return this;
+        }
+
+        boolean closed() {
+            return closed;
+        }
+
+        /**
+         * After a read: sleeps until the bytes read so far would have taken their time on the link, counted from the
+         * first read. The socket buffers fill meanwhile and the server waits, as behind a slow link.
+         */
+        private void pace() throws IOException {
+            if (bitsPerSecond <= 0) return;
+            long now = System.nanoTime();
+            if (firstRead == 0) firstRead = now;
+            long due = firstRead + (long) (count * 8 * 1e9 / bitsPerSecond);
+            if (due - now > 1_000_000) {
+                try {
+                    Thread.sleep((due - now) / 1_000_000, (int) ((due - now) % 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted", e);
+                }
+            }
         }
 
         int status() {
@@ -133,6 +165,7 @@ final class Http {
             int b = in.read();
             if (b >= 0) count++;
             else eof = true;
+            pace();
             return b;
         }
 
@@ -141,6 +174,7 @@ final class Http {
             int n = in.read(b, off, len);
             if (n > 0) count += n;
             else if (n < 0) eof = true;
+            pace();
             return n;
         }
 

@@ -137,6 +137,7 @@ final class Results {
                         kryo.first().bodyBytes() / (double) lzf.first().bodyBytes()));
             }
         }
+        appendCompression(lines, t);
         EndToEndRunner.Measured cached = t.row("traverse kryo cached");
         EndToEndRunner.Measured floor = t.row("floor kryo decoded");
         if (cached != null && floor != null) {
@@ -152,6 +153,43 @@ final class Results {
         if (lines.isEmpty()) return;
         md.append("**Derived** (medians and first-pass body bytes of the rows above):\n\n");
         for (String line : lines) md.append("- ").append(line).append('\n');
+    }
+
+    /** The figures issue #16 asks for (HTTP compression), from the rows that are there. */
+    static void appendCompression(List<String> lines, EndToEndRunner.Table t) {
+        EndToEndRunner.Measured kryo = t.row("traverse kryo");
+        EndToEndRunner.Measured kryoZstd = t.row("traverse kryo+zstd");
+        EndToEndRunner.Measured lzf = t.row("traverse kryo-lzf");
+        EndToEndRunner.Measured jsonZstd = t.row("traverse json+zstd");
+        if (kryo != null && kryoZstd != null) {
+            lines.add(String.format(Locale.ROOT, "kryo+zstd over plain kryo on loopback (target: at most 1.15×): "
+                            + "%.3f s ÷ %.3f s = **%.2f×**", kryoZstd.medianNanos() / 1e9, kryo.medianNanos() / 1e9,
+                    kryoZstd.medianNanos() / (double) kryo.medianNanos()));
+        }
+        if (kryoZstd != null && lzf != null) {
+            lines.add(String.format(Locale.ROOT, "kryo+zstd against kryo-lzf on the wire (target: smaller): %,d ÷ %,d "
+                    + "bytes = **%.2f**", kryoZstd.wireBytes(), lzf.wireBytes(),
+                    kryoZstd.wireBytes() / (double) lzf.wireBytes()));
+        }
+        if (jsonZstd != null && kryo != null) {
+            lines.add(String.format(Locale.ROOT, "json+zstd against plain kryo on the wire (target: fewer): %,d ÷ %,d "
+                    + "bytes = **%.2f**", jsonZstd.wireBytes(), kryo.wireBytes(),
+                    jsonZstd.wireBytes() / (double) kryo.wireBytes()));
+        }
+        for (long link : EndToEndRunner.LINKS) {
+            if (link == 0) continue;
+            String at = " @" + ExportRow.link(link);
+            EndToEndRunner.Measured plain = t.row("traverse kryo" + at);
+            EndToEndRunner.Measured fastest = t.rows().stream()
+                    .filter(m -> m.problem() == null && m.row().name().endsWith(at) && m != plain)
+                    .min(java.util.Comparator.comparingLong(EndToEndRunner.Measured::medianNanos)).orElse(null);
+            if (plain != null && fastest != null) {
+                lines.add(String.format(Locale.ROOT, "At %s, plain kryo ÷ the fastest compressed row, *%s* "
+                                + "(target at 100 Mbit/s: at least 2×): %.3f s ÷ %.3f s = **%.2f×**", ExportRow.link(link),
+                        fastest.row().name(), plain.medianNanos() / 1e9, fastest.medianNanos() / 1e9,
+                        plain.medianNanos() / (double) fastest.medianNanos()));
+            }
+        }
     }
 
     /** The Setup line of the page-cache warm-up: what {@code POST /extension/warmup} answered. */

@@ -10,8 +10,8 @@ import org.subgraphexport.wire.Format;
  * Reads an export stream record by record, in any of the four formats, without holding more than one record.
  *
  * <pre>{@code
- * HttpResponse<InputStream> response = HttpClient.newHttpClient().send(
- *         HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofInputStream());
+ * HttpResponse<InputStream> response = HttpClient.newHttpClient().send(   // asks for zstd/gzip compression
+ *         ContentEncodings.request(URI.create(url)).build(), HttpResponse.BodyHandlers.ofInputStream());
  * try (ExportReader reader = ExportReader.open(response)) {   // or open(inputStream), open(Format, inputStream)
  *     ExportHeader header = reader.header();                   // database, root
  *     for (ExportRecord r; (r = reader.next()) != null; ) {
@@ -98,7 +98,9 @@ public interface ExportReader extends AutoCloseable {
      * Opens a reader over the body of an export endpoint's response (from {@code java.net.http.HttpClient} with
      * {@code BodyHandlers.ofInputStream()}) and reads the header. The format is the one whose media type the
      * {@code Content-Type} header names ({@link Format#mediaType}), else detected as by {@link #open(InputStream)}.
-     * The reader owns the body and closes it on {@link #close}.
+     * A compressed body ({@code Content-Encoding: zstd} or {@code gzip}) is decompressed on the way
+     * ({@link ContentEncodings#decode}); ask for it with {@link ContentEncodings#request}. The reader owns the body
+     * and closes it on {@link #close}.
      *
      * @throws ExportRequestException if the status is not 2xx: the export was refused before streaming (the body
      *                                is read for the server's code and message, then closed)

@@ -21,7 +21,8 @@
  * {@code java.nio.file}. {@code org.subgraphexport.client.internal} holds the decoders: not API.
  *
  * <p>Dependencies: jackson-core 2.x (the application provides it) and compress-lzf (inside the client jar,
- * relocated), and the wire spec {@code org.subgraphexport.wire} (inside the jar too: {@code Format}); no Neo4j,
+ * relocated), zstd-jni only for {@code Content-Encoding: zstd} (optional: {@link
+ * org.subgraphexport.client.ContentEncodings}), and the wire spec {@code org.subgraphexport.wire} (inside the jar too: {@code Format}); no Neo4j,
  * no encoder, no Kryo library (the Kryo format is decoded by hand), no BSON library.
  */
 package org.subgraphexport.client;

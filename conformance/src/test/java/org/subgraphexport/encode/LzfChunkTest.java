@@ -72,7 +72,7 @@ class LzfChunkTest {
         byte[] kryo = largeExport(Format.KRYO);
         GraphWriter w = Encoders.open(Format.KRYO_LZF, target);
         writeLarge(w);
-        assertEquals(java.util.Set.of("subgraph-export-lzf"), writers);
+        assertEquals(java.util.Set.of("subgraph-export-compressor"), writers);
         assertArrayEquals(kryo, LZFDecoder.decode(bytes.toByteArray()));
     }
 
@@ -82,7 +82,7 @@ class LzfChunkTest {
      */
     @Test
     void theUnsafeEncoderWritesThePlainEncodersBytes() throws IOException {
-        assertTrue(AsyncLzfOutputStream.UNSAFE_ENCODER, "the Unsafe encoder is used where Unsafe access is allowed");
+        assertTrue(AsyncBlockOutputStream.UNSAFE_ENCODER, "the Unsafe encoder is used where Unsafe access is allowed");
         byte[] kryo = largeExport(Format.KRYO);
         ByteArrayOutputStream plain = new ByteArrayOutputStream();
         try (ChunkEncoder encoder = ChunkEncoderFactory.safeInstance(LZFChunk.MAX_CHUNK_LEN)) {

@@ -2,6 +2,7 @@ package org.subgraphexport.config;
 
 import static org.neo4j.configuration.SettingConstraints.min;
 import static org.neo4j.configuration.SettingConstraints.range;
+import static org.neo4j.configuration.SettingValueParsers.BOOL;
 import static org.neo4j.configuration.SettingValueParsers.BYTES;
 import static org.neo4j.configuration.SettingValueParsers.DURATION;
 import static org.neo4j.configuration.SettingValueParsers.INT;
@@ -60,5 +61,26 @@ public final class ExportSettings implements SettingsDeclaration {
     public static final Setting<Integer> READ_THREADS = SettingImpl.newBuilder(
                     "server.subgraph_export.read_threads", INT, 2)
             .addConstraint(range(1, 64))
+            .build();
+
+    @Description("Whether export responses are compressed with the content coding the client asks for in "
+            + "Accept-Encoding (zstd, gzip); false: always identity.")
+    public static final Setting<Boolean> COMPRESSION = SettingImpl.newBuilder(
+                    "server.subgraph_export.compression_enabled", BOOL, true)
+            .build();
+
+    @Description("zstd compression level of Content-Encoding: zstd responses (1 is fastest; higher levels compress "
+            + "better, slower, with more memory per response).")
+    public static final Setting<Integer> ZSTD_LEVEL = SettingImpl.newBuilder(
+                    "server.subgraph_export.compression_zstd_level", INT, 1)
+            .addConstraint(range(1, 19))
+            .build();
+
+    @Description("Smallest response worth compressing: a response that ends within this many bytes goes out "
+            + "uncompressed when the client accepts identity. The first bytes are held back until the size is known "
+            + "to be above it. 0: compress every response the client allows.")
+    public static final Setting<Long> COMPRESSION_MIN_SIZE = SettingImpl.newBuilder(
+                    "server.subgraph_export.compression_min_size", BYTES, 1024L)
+            .addConstraint(range(0L, 1024L * 1024))
             .build();
 }

@@ -16,7 +16,7 @@ import org.subgraphexport.wire.Wire;
 /**
  * Writes the {@code kryo} format (see {@link Wire}): the bytes Kryo 5's {@code Output} would write for it (its
  * var-ints and var-longs, big-endian fixed-width numbers where Kryo's own are little-endian), without the Kryo
- * library; for {@code kryo-lzf} an {@link AsyncLzfOutputStream} sits between the record buffer and the target,
+ * library; for {@code kryo-lzf} an {@link AsyncBlockOutputStream} sits between the record buffer and the target,
  * compressing on its own thread.
  *
  * <p>A value outside typed arrays is its tag byte and its payload, inside one its payload alone. Token names are
@@ -26,9 +26,9 @@ import org.subgraphexport.wire.Wire;
  */
 public final class KryoGraphWriter extends ByteRecordWriter {
     /** The compressor of a kryo-lzf stream; null for plain kryo. */
-    private final AsyncLzfOutputStream lzf;
+    private final AsyncBlockOutputStream lzf;
 
-    private KryoGraphWriter(OutputStream sink, AsyncLzfOutputStream lzf) {
+    private KryoGraphWriter(OutputStream sink, AsyncBlockOutputStream lzf) {
         super(sink);
         this.lzf = lzf;
     }
@@ -43,7 +43,7 @@ public final class KryoGraphWriter extends ByteRecordWriter {
      * writes the last), compressed on a thread of their own so that compression overlaps with reading the graph.
      */
     public static KryoGraphWriter kryoLzf(OutputStream target) {
-        AsyncLzfOutputStream lzf = new AsyncLzfOutputStream(target);
+        AsyncBlockOutputStream lzf = AsyncBlockOutputStream.lzf(target);
         return new KryoGraphWriter(lzf, lzf);
     }
 

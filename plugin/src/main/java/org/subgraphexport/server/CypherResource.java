@@ -3,6 +3,7 @@ package org.subgraphexport.server;
 import java.io.InputStream;
 import java.util.Set;
 import javax.servlet.http.HttpServletRequest;
+import javax.servlet.http.HttpServletResponse;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
@@ -87,7 +88,7 @@ public final class CypherResource {
 
     @POST
     public Response cypher(@PathParam("format") String formatName, @Context UriInfo uri,
-            @Context HttpServletRequest httpRequest, InputStream body) {
+            @Context HttpServletRequest httpRequest, @Context HttpServletResponse httpResponse, InputStream body) {
         // The body first, whatever else is wrong: an answer sent before the request body was read makes Jetty
         // reset the connection (HTTP/2: the stream), and a client still sending may see the reset, not the answer.
         byte[] bodyBytes = CypherRequest.read(body);
@@ -103,6 +104,7 @@ public final class CypherResource {
         CypherRequest request = CypherRequest.parse(bodyBytes);
         Caller caller = Caller.of(httpRequest);
         GraphDatabaseService db = databases.require(params.get("db"));
+        AcceptEncoding.Choice choice = AcceptEncoding.negotiate(httpRequest, format, config);
 
         InternalTransaction tx = caller.begin(db, limits.timeoutMillis());
         Result result;
@@ -132,9 +134,10 @@ public final class CypherResource {
         }
         Transaction open = tx;
         ExportOutput output = new ExportOutput(() -> open, format,
+                new ExportOutput.Coding(choice, chosen -> AcceptEncoding.announce(httpResponse, chosen)),
                 (t, out) -> CypherExport.run(t, result, rows, limits.maxNodes(), config.get(ExportSettings.READ_THREADS), out),
                 log);
-        return Response.ok(output, format.mediaType()).build();
+        return AcceptEncoding.vary(Response.ok(output, format.mediaType()), choice).build();
     }
 
     /** A failure of the query before streaming, as a status and Neo4j's code; rethrows what has no code. */

@@ -3,12 +3,14 @@ package org.subgraphexport.server;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import javax.ws.rs.core.StreamingOutput;
-import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.api.exceptions.Status;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.logging.Log;
+import org.subgraphexport.encode.ContentCoding;
 import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
@@ -27,6 +29,8 @@ import org.subgraphexport.wire.TokenNames;
  *       transaction is terminated so the read stops and its resources are released, and the exception is
  *       rethrown for the container.</li>
  * </ul>
+ * The body goes through a {@link CodedStream} in the negotiated content coding, whose frame is completed after the
+ * end or error record alike.
  */
 final class ExportOutput implements StreamingOutput {
     /** The export itself, run inside the transaction; must write the end record on success. */
@@ -43,22 +47,26 @@ final class ExportOutput implements StreamingOutput {
         Transaction open();
     }
 
-    /** Receives the complete encoded response of a successful export of at most {@code maxBytes}. */
-    record Capture(long maxBytes, java.util.function.Consumer<byte[]> complete) {}
+    /**
+     * Receives the complete response of a successful export of at most {@code maxBytes}, as sent: in the content
+     * coding named.
+     */
+    record Capture(long maxBytes, BiConsumer<ContentCoding, byte[]> complete) {}
+
+    /** The negotiated content coding, and what announces the one chosen (headers) before the first byte. */
+    record Coding(AcceptEncoding.Choice choice, Consumer<ContentCoding> announce) {}
 
     private final TransactionSource transactions;
     private final Format format;
     private final Body body;
     private final Log log;
+    private final Coding coding;
     private Capture capture;
 
-    ExportOutput(GraphDatabaseService db, Format format, Body body, Log log) {
-        this(db::beginTx, format, body, log);
-    }
-
-    ExportOutput(TransactionSource transactions, Format format, Body body, Log log) {
+    ExportOutput(TransactionSource transactions, Format format, Coding coding, Body body, Log log) {
         this.transactions = transactions;
         this.format = format;
+        this.coding = coding;
         this.body = body;
         this.log = log;
     }
@@ -73,14 +81,16 @@ final class ExportOutput implements StreamingOutput {
     public void write(OutputStream servletStream) throws IOException {
         ClientStream client = new ClientStream(servletStream);
         CopyStream copy = capture == null ? null : new CopyStream(client, capture.maxBytes());
-        GraphWriter out = Encoders.open(format, copy == null ? client : copy);
+        CodedStream coded = new CodedStream(copy == null ? client : copy, coding.choice(), coding.announce());
+        GraphWriter out = Encoders.open(format, coded);
         Transaction tx = null;
         try {
             tx = transactions.open();
             body.run((InternalTransaction) tx, out);
             out.finish();
+            coded.finish();
             if (copy != null && !copy.overflowed) {
-                capture.complete().accept(copy.copy.toByteArray());
+                capture.complete().accept(coded.coding(), copy.copy.toByteArray());
             }
         } catch (Throwable failure) {
             if (client.failed != null) {
@@ -92,12 +102,14 @@ final class ExportOutput implements StreamingOutput {
             try {
                 writeError(out, tx, failure);
                 out.finish();
+                coded.finish();  // a complete compressed frame around the error record
             } catch (IOException e) {
                 if (tx != null) tx.terminate();
                 throw client.failed != null ? client.failed : e;
             }
         } finally {
             out.abort(); // after finish() a no-op; otherwise releases buffers and any compressor thread
+            coded.abort();
             if (tx != null) tx.close();
         }
     }
@@ -185,7 +197,7 @@ final class ExportOutput implements StreamingOutput {
 
     /** Remembers the first failure of the servlet stream: after it the client is gone. */
     private static final class ClientStream extends FilterOutputStream {
-        /** Set by whichever thread writes to the client (the LZF compressor writes from its own). */
+        /** Set by whichever thread writes to the client (a compressor writes from its own). */
         volatile IOException failed;
 
         ClientStream(OutputStream out) {

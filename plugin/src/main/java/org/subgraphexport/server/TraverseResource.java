@@ -1,12 +1,16 @@
 package org.subgraphexport.server;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import javax.servlet.http.HttpServletRequest;
+import javax.servlet.http.HttpServletResponse;
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.EntityTag;
+import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.Request;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.StreamingOutput;
@@ -17,6 +21,7 @@ import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.logging.Log;
 import org.neo4j.logging.LogProvider;
 import org.subgraphexport.config.ExportSettings;
+import org.subgraphexport.encode.ContentCoding;
 import org.subgraphexport.read.RelationshipFilter;
 import org.subgraphexport.read.StoreState;
 import org.subgraphexport.read.TraverseExport;
@@ -35,6 +40,10 @@ import org.subgraphexport.wire.Format;
  * from memory while the database has had no commit. The request header {@code Cache-Control: no-cache} skips the
  * lookup (the store is read; the fresh response replaces the kept one), {@code no-store} skips keeping the
  * response (no copy is made while it streams); both together leave the cache untouched.
+ *
+ * <p>The body goes out in the content coding negotiated from {@code Accept-Encoding} ({@link AcceptEncoding}); each
+ * coding is a representation with a tag of its own ({@link ETags#of(EntityTag, ContentCoding)}), kept apart in the
+ * cache. {@code If-None-Match} naming the tag of any coding this request accepts answers 304 with that tag.
  */
 @Path("/{format}/traverse")
 public final class TraverseResource {
@@ -56,7 +65,8 @@ public final class TraverseResource {
 
     @GET
     public Response traverse(@PathParam("format") String formatName, @Context UriInfo uri,
-            @Context HttpServletRequest httpRequest, @Context Request request) {
+            @Context HttpServletRequest httpRequest, @Context HttpServletResponse httpResponse,
+            @Context Request request) {
         Format format = Formats.require(formatName);
         RequestParameters params = new RequestParameters(uri, PARAMETERS);
         ExportLimits limits = ExportLimits.of(config, params);
@@ -64,29 +74,66 @@ public final class TraverseResource {
         Caller caller = Caller.of(httpRequest);
         GraphDatabaseService db = databases.require(params.get("db"));
         long root = RootLookup.resolve(caller, db, params);
+        AcceptEncoding.Choice choice = AcceptEncoding.negotiate(httpRequest, format, config);
 
         String version = StoreState.version(db);
-        EntityTag tag = ETags.of(version, caller.user(), format.pathSegment(), "traverse", Long.toString(root),
-                spec.expand().toString(), spec.attach().toString(), Integer.toString(spec.maxDepth()),
-                Long.toString(spec.limit()), Boolean.toString(spec.reportDepthCut()));
-        Response.ResponseBuilder notModified = request.evaluatePreconditions(tag);
-        if (notModified != null) {
-            return notModified.tag(tag).cacheControl(ETags.REVALIDATE).build();
+        EntityTag identityTag = ETags.of(version, caller.user(), format.pathSegment(), "traverse",
+                Long.toString(root), spec.expand().toString(), spec.attach().toString(),
+                Integer.toString(spec.maxDepth()), Long.toString(spec.limit()), Boolean.toString(spec.reportDepthCut()));
+        EntityTag tag = ETags.of(identityTag, choice.preferred());
+        List<EntityTag> acceptable = new ArrayList<>(List.of(tag));
+        choice.acceptable().forEach(coding -> acceptable.add(ETags.of(identityTag, coding)));
+        EntityTag unchanged = ETags.noneMatch(httpRequest, acceptable);
+        if (unchanged != null) {
+            return AcceptEncoding.vary(Response.notModified(unchanged), choice).cacheControl(ETags.REVALIDATE).build();
+        }
+        Response.ResponseBuilder preconditionFailed = request.evaluatePreconditions(tag);  // If-Match
+        if (preconditionFailed != null) {
+            return AcceptEncoding.vary(preconditionFailed.tag(tag), choice).cacheControl(ETags.REVALIDATE).build();
         }
         long cacheSize = config.get(ExportSettings.RESPONSE_CACHE_SIZE);
         ResponseCache cache = ResponseCache.of(dbms, cacheSize);
         ResponseCache.Directives directives = ResponseCache.Directives.of(httpRequest);
-        byte[] cached = directives.noCache() ? null : cache.get(tag.getValue());
-        if (cached != null) {
-            return Response.ok((StreamingOutput) stream -> stream.write(cached), format.mediaType())
-                    .tag(tag).cacheControl(ETags.REVALIDATE).header(ETags.CACHE_HEADER, "hit").build();
+        if (!directives.noCache()) {
+            Response hit = cached(cache, choice, identityTag, format);
+            if (hit != null) return hit;
         }
-        ExportOutput output = new ExportOutput(() -> caller.begin(db, limits.timeoutMillis()), format,
+        ExportOutput.Coding coding = new ExportOutput.Coding(choice, chosen -> {
+            AcceptEncoding.announce(httpResponse, chosen);
+            httpResponse.setHeader(HttpHeaders.ETAG, ETags.of(identityTag, chosen).toString());
+        });
+        ExportOutput output = new ExportOutput(() -> caller.begin(db, limits.timeoutMillis()), format, coding,
                 (tx, out) -> TraverseExport.run(tx, root, spec, config.get(ExportSettings.READ_THREADS), out), log);
         if (cacheSize > 0 && !directives.noStore()) {
-            output.capturing(new ExportOutput.Capture(cacheSize, bytes -> cache.put(tag.getValue(), version, bytes)));
+            output.capturing(new ExportOutput.Capture(cacheSize,
+                    (chosen, bytes) -> cache.put(ETags.of(identityTag, chosen).getValue(), version, bytes)));
         }
-        return Response.ok(output, format.mediaType()).tag(tag).cacheControl(ETags.REVALIDATE).build();
+        // ETag and Content-Encoding are set by the output once the coding is decided, before the first byte
+        return AcceptEncoding.vary(Response.ok(output, format.mediaType()), choice)
+                .cacheControl(ETags.REVALIDATE).build();
+    }
+
+    /**
+     * The kept response in the coding this request would get: the preferred coding's, or the identity one if it is
+     * small enough to go out uncompressed to this client. Null if there is none.
+     */
+    private static Response cached(ResponseCache cache, AcceptEncoding.Choice choice, EntityTag identityTag,
+            Format format) {
+        ContentCoding coding = choice.preferred();
+        byte[] bytes = cache.get(ETags.of(identityTag, coding).getValue());
+        if (bytes == null && coding != ContentCoding.IDENTITY) {
+            byte[] identity = cache.get(identityTag.getValue());
+            if (identity != null && choice.forSize(identity.length) == ContentCoding.IDENTITY) {
+                bytes = identity;
+                coding = ContentCoding.IDENTITY;
+            }
+        }
+        if (bytes == null) return null;
+        byte[] body = bytes;
+        Response.ResponseBuilder ok = Response.ok((StreamingOutput) stream -> stream.write(body), format.mediaType())
+                .tag(ETags.of(identityTag, coding)).cacheControl(ETags.REVALIDATE).header(ETags.CACHE_HEADER, "hit");
+        if (coding != ContentCoding.IDENTITY) ok.header(HttpHeaders.CONTENT_ENCODING, coding.token());
+        return AcceptEncoding.vary(ok, choice).build();
     }
 
     static WalkSpec walkSpec(RequestParameters params, ExportLimits limits) {

@@ -16,10 +16,12 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.net.URLEncoder;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,6 +38,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.AfterAll;
@@ -237,6 +240,39 @@ class PluginInRealServerIT {
             }
         });
         assertTrue(failure.code().startsWith("Neo.ClientError.Transaction.TransactionTimedOut"), failure.code());
+    }
+
+    /**
+     * Content-Encoding from the server's own zstd-jni (its lib/, not the plugin jar) and the JDK's gzip: each
+     * format's body decoded by the zstd tool and GZIPInputStream is the identity body. Identity is refused, because
+     * the fixture's exports are smaller than the default compression_min_size.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = "KRYO_LZF", mode = EnumSource.Mode.EXCLUDE)
+    void compressedWithTheServersZstdAndTheJdksGzip(Format format) throws Exception {
+        String path = ExportRequest.traverse("root", ids.get("root")).uri(server.httpUri, format).toString();
+        HttpResponse<byte[]> identity = server.send(HttpRequest.newBuilder(URI.create(path)), null);
+        assertEquals(200, identity.statusCode());
+        for (String coding : List.of("zstd", "gzip")) {
+            HttpResponse<byte[]> r = server.send(HttpRequest.newBuilder(URI.create(path))
+                    .header("Accept-Encoding", coding + ", identity;q=0"), null);
+            assertEquals(200, r.statusCode());
+            assertEquals(coding, r.headers().firstValue("Content-Encoding").orElse("identity"), format + " " + coding);
+            assertEquals("Accept-Encoding", r.headers().firstValue("Vary").orElse(""));
+            byte[] decoded;
+            if (coding.equals("gzip")) {
+                decoded = new GZIPInputStream(new ByteArrayInputStream(r.body())).readAllBytes();
+            } else {
+                Path file = Files.createTempFile("real-server", ".zst");
+                Path out = file.resolveSibling(file.getFileName() + ".out");
+                Files.write(file, r.body());
+                run(List.of("zstd", "-d", "-q", "-f", file.toString(), "-o", out.toString()));
+                decoded = Files.readAllBytes(out);
+                Files.delete(file);
+                Files.delete(out);
+            }
+            assertArrayEquals(identity.body(), decoded, format + " " + coding);
+        }
     }
 
     /**

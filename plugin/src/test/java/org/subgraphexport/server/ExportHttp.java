@@ -28,16 +28,20 @@ final class ExportHttp {
         this.base = serverUri.resolve("/extension/");
     }
 
-    HttpResponse<byte[]> get(String pathAndQuery) {
+    /** Sends {@code request}, the body as bytes. */
+    static HttpResponse<byte[]> send(HttpRequest request) {
         try {
-            return HTTP.send(HttpRequest.newBuilder(base.resolve(pathAndQuery)).GET().build(),
-                    HttpResponse.BodyHandlers.ofByteArray());
+            return HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    HttpResponse<byte[]> get(String pathAndQuery) {
+        return send(HttpRequest.newBuilder(base.resolve(pathAndQuery)).GET().build());
     }
 
     /** GET, the body left as a stream (for {@code ExportReader.open(HttpResponse)}). */

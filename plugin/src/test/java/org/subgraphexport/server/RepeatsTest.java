@@ -6,10 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +22,6 @@ import org.subgraphexport.config.ExportSettings;
 class RepeatsTest {
     private static Neo4j neo4j;
     private static FixtureGraph fixture;
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @BeforeAll
     static void start() {
@@ -46,7 +42,7 @@ class RepeatsTest {
         HttpRequest.Builder request = HttpRequest.newBuilder(neo4j.httpURI().resolve(
                 "/extension/" + format + "/traverse?root=" + ExportHttp.enc(fixture.id("root"))));
         if (ifNoneMatch != null) request.header("If-None-Match", ifNoneMatch);
-        return send(request.build());
+        return ExportHttp.send(request.build());
     }
 
     /** GET kryo traverse of the root with these request headers (name, value, name, value...). */
@@ -54,23 +50,12 @@ class RepeatsTest {
         HttpRequest.Builder request = HttpRequest.newBuilder(neo4j.httpURI().resolve(
                 "/extension/kryo/traverse?root=" + ExportHttp.enc(fixture.id("root"))));
         for (int i = 0; i < headers.length; i += 2) request.header(headers[i], headers[i + 1]);
-        return send(request.build());
+        return ExportHttp.send(request.build());
     }
 
     private static boolean hit(HttpResponse<?> r) {
         assertEquals(200, r.statusCode());
         return r.headers().firstValue(ETags.CACHE_HEADER).map("hit"::equals).orElse(false);
-    }
-
-    private static HttpResponse<byte[]> send(HttpRequest request) {
-        try {
-            return HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     private static String etag(HttpResponse<?> r) {
@@ -159,12 +144,12 @@ class RepeatsTest {
     @Test
     void warmUpLoadsTheStoreAndSaysHowMuch() {
         URI warmup = neo4j.httpURI().resolve("/extension/warmup");
-        HttpResponse<byte[]> response = send(HttpRequest.newBuilder(warmup).POST(HttpRequest.BodyPublishers.noBody()).build());
+        HttpResponse<byte[]> response = ExportHttp.send(HttpRequest.newBuilder(warmup).POST(HttpRequest.BodyPublishers.noBody()).build());
         String body = new String(response.body(), StandardCharsets.UTF_8);
         assertEquals(200, response.statusCode(), body);
         assertTrue(body.matches("\\{\"database\":\"neo4j\",\"files\":[1-9][0-9]*,\"pages\":[1-9][0-9]*,\"bytes\":[1-9][0-9]*,\"millis\":[0-9]+}"), body);
 
-        HttpResponse<byte[]> unknown = send(HttpRequest.newBuilder(URI.create(warmup + "?db=nosuchdb"))
+        HttpResponse<byte[]> unknown = ExportHttp.send(HttpRequest.newBuilder(URI.create(warmup + "?db=nosuchdb"))
                 .POST(HttpRequest.BodyPublishers.noBody()).build());
         assertEquals(404, unknown.statusCode());
     }

@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Optional;
+import org.subgraphexport.client.ContentEncodings;
 import org.subgraphexport.client.CorruptStreamException;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRequestException;
@@ -61,8 +62,15 @@ public final class Decoders {
             closeAfter(e, body);
             throw e;
         }
+        InputStream decoded;
+        try {
+            decoded = ContentEncodings.decode(response.headers().firstValue("Content-Encoding").orElse(null), body);
+        } catch (IOException e) {
+            closeAfter(e, body);
+            throw e;
+        }
         Optional<Format> format = response.headers().firstValue("Content-Type").flatMap(Decoders::ofMediaType);
-        return format.isPresent() ? open(format.get(), body) : open(body);
+        return format.isPresent() ? open(format.get(), decoded) : open(decoded);
     }
 
     private static ExportReader start(Format format, Source source) throws IOException {
