@@ -184,27 +184,33 @@ abstract class ArrowColumn {
         }
 
         void int8(int v) {
-            data[slot()] = (byte) v;
+            int at = slot();
+            data[at] = (byte) v;
         }
 
         void int16(int v) {
-            SHORT.set(data, slot(), (short) v);
+            int at = slot();  // first: it may grow data
+            SHORT.set(data, at, (short) v);
         }
 
         void int32(int v) {
-            INT.set(data, slot(), v);
+            int at = slot();  // first: it may grow data
+            INT.set(data, at, v);
         }
 
         void int64(long v) {
-            LONG.set(data, slot(), v);
+            int at = slot();  // first: it may grow data
+            LONG.set(data, at, v);
         }
 
         void float32(float v) {
-            INT.set(data, slot(), Float.floatToIntBits(v));  // NaN canonical, as in every format
+            int at = slot();  // first: it may grow data
+            INT.set(data, at, Float.floatToIntBits(v));  // NaN canonical, as in every format
         }
 
         void float64(double v) {
-            LONG.set(data, slot(), Double.doubleToLongBits(v));
+            int at = slot();  // first: it may grow data
+            LONG.set(data, at, Double.doubleToLongBits(v));
         }
 
         /** 16 bytes: a UUID, most significant byte first (RFC 4122 order, as arrow.uuid holds it). */

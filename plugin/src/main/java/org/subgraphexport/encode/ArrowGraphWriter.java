@@ -94,13 +94,22 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     private final ByteArrayOutputStream jsonSpill = new ByteArrayOutputStream();
     private boolean fallbackOpen;
 
-    private ArrowGraphWriter(OutputStream sink) {
+    /** Rows per batch: {@link Arrow#BATCH_ROWS}, fewer in tests. */
+    private final int batchLimit;
+
+    private ArrowGraphWriter(OutputStream sink, int batchLimit) {
         super(sink);
+        this.batchLimit = batchLimit;
     }
 
     /** An {@code arrow} writer over {@code target}. */
     public static ArrowGraphWriter arrow(OutputStream target) {
-        return new ArrowGraphWriter(target);
+        return new ArrowGraphWriter(target, Arrow.BATCH_ROWS);
+    }
+
+    /** An {@code arrow} writer whose batches close at {@code batchRows} rows (tests: several batches, small). */
+    static ArrowGraphWriter arrow(OutputStream target, int batchRows) {
+        return new ArrowGraphWriter(target, batchRows);
     }
 
     // ---- records ------------------------------------------------------------------------------------------
@@ -180,7 +189,7 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         source.padTo(batchRows);
         target.padTo(batchRows);
         extra.padTo(batchRows);
-        if (batchRows >= Arrow.BATCH_ROWS || batchBytes() >= Arrow.BATCH_BYTES) {
+        if (batchRows >= batchLimit || batchBytes() >= Arrow.BATCH_BYTES) {
             sendBatch();
         }
         endRecord();
@@ -194,19 +203,21 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         return n;
     }
 
+    /** Refused: the layout has no rows (the Cypher endpoint answers mode=rows in arrow with 400). */
     @Override
     public void columns(String[] names) {
+        checkColumns(names);
         throw new UnsupportedOperationException("the arrow format carries graphs, not rows");
     }
 
     @Override
     public void beginRow() {
-        throw new UnsupportedOperationException("the arrow format carries graphs, not rows");
+        beginRowSlot(0);  // throws: there are no columns
     }
 
     @Override
     public void endRow() {
-        throw new UnsupportedOperationException("the arrow format carries graphs, not rows");
+        endRowSlot();     // throws: there is no row
     }
 
     @Override
