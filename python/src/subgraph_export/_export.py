@@ -141,6 +141,8 @@ class ExportStream:
             self._reader.read_next_batch()
         except StopIteration:
             return
+        except (pa.ArrowInvalid, OSError) as e:
+            raise TruncatedStreamError(f"the stream broke off after its end record: {e}") from e
         raise TruncatedStreamError("record batches after the end record")
 
     def split(self, batch: Union[pa.RecordBatch, pa.Table]) -> Tuple[pa.Table, pa.Table]:
@@ -254,7 +256,7 @@ def _attributes(table: pa.Table, first: Sequence[str]) -> Iterator[Dict[str, Any
 
 def _storage(table: pa.Table) -> pa.Table:
     """Extension-typed columns (arrow.uuid) as their storage, for readers that do not know the extension."""
-    columns = [c.cast(c.type.storage_type) if isinstance(c.type, pa.ExtensionType) else c for c in table.columns]
+    columns = [c.cast(c.type.storage_type) if isinstance(c.type, pa.BaseExtensionType) else c for c in table.columns]
     return pa.Table.from_arrays(columns, names=table.column_names)
 
 
