@@ -199,3 +199,16 @@ def from_json(records: List[Dict[str, Any]]) -> Graph:
         elif rec["record"] == "relationship":
             rels[rec["id"]] = (rec["type"], rec["start"], rec["end"], props)
     return nodes, rels
+
+
+def assert_same_graph(actual: Graph, expected: Graph) -> None:
+    """Equal graphs, or an assertion naming the first element and key that differ."""
+    for i, kind in enumerate(("node", "relationship")):
+        assert sorted(actual[i]) == sorted(expected[i]), f"{kind} element ids differ"
+        for element_id, exp in expected[i].items():
+            act = actual[i][element_id]
+            assert act[:-1] == exp[:-1], f"{kind} {element_id}: {act[:-1]} != {exp[:-1]}"
+            props_a, props_e = act[-1], exp[-1]
+            for key in sorted(set(props_a) | set(props_e)):
+                assert props_a.get(key) == props_e.get(key), \
+                    f"{kind} {element_id} property {key}: arrow {props_a.get(key)} != json {props_e.get(key)}"

@@ -179,11 +179,14 @@ class Export:
     relationships: pa.Table
 
     def to_pandas(self, **kwargs: Any) -> Tuple[Any, Any]:
-        """``(nodes, relationships)`` as pandas DataFrames (``kwargs`` go to ``pyarrow.Table.to_pandas``)."""
-        return self.nodes.to_pandas(**kwargs), self.relationships.to_pandas(**kwargs)
+        """``(nodes, relationships)`` as pandas DataFrames, every value exact: dates as ``datetime64[ms]``
+        (``date_as_object=False``: Python's ``date`` stops at the years 1 and 9999), local times as timedeltas since
+        midnight, UUIDs as 16 ``bytes``; ``kwargs`` go to ``pyarrow.Table.to_pandas`` and override these."""
+        options = {"date_as_object": False, **kwargs}
+        return _storage(self.nodes).to_pandas(**options), _storage(self.relationships).to_pandas(**options)
 
     def to_polars(self) -> Tuple[Any, Any]:
-        """``(nodes, relationships)`` as polars DataFrames (UUIDs as 16-byte binary)."""
+        """``(nodes, relationships)`` as polars DataFrames (UUIDs as 16-byte binary, local times as durations)."""
         import polars as pl
 
         return pl.from_arrow(_storage(self.nodes)), pl.from_arrow(_storage(self.relationships))
@@ -191,7 +194,8 @@ class Export:
     def to_networkx(self) -> Any:
         """A ``networkx.MultiDiGraph``: nodes keyed by element id with ``labels`` and the properties as attributes,
         edges keyed by relationship element id with ``type`` and the properties. Properties are Python values
-        (``as_py``); those in ``extra_properties`` stay in their json-format encoding (tagged values)."""
+        (``as_py``); those in ``extra_properties`` stay in their json-format encoding (tagged values). A date or
+        time Python cannot represent (years beyond 1..9999, nanoseconds of a local time) raises ExportError."""
         import networkx as nx
 
         g = nx.MultiDiGraph()
@@ -245,7 +249,7 @@ def _element_ids(prefix: str, ids: pa.ChunkedArray) -> pa.ChunkedArray:
 def _attributes(table: pa.Table, first: Sequence[str]) -> Iterator[Dict[str, Any]]:
     skip = {"element_id", "id", "source", "target", "source_element_id", "target_element_id", EXTRA, *first}
     names = list(first) + [n for n in table.column_names if n not in skip]
-    columns = [table.column(n).to_pylist() for n in names]
+    columns = [_python(table.column(n), n) for n in names]
     extra = table.column(EXTRA).to_pylist()
     for i in range(table.num_rows):
         attrs = {n: c[i] for n, c in zip(names, columns) if c[i] is not None}
@@ -254,10 +258,39 @@ def _attributes(table: pa.Table, first: Sequence[str]) -> Iterator[Dict[str, Any
         yield attrs
 
 
+def _python(column: pa.ChunkedArray, name: str) -> List[Any]:
+    try:
+        return column.to_pylist()
+    except (OverflowError, ValueError) as e:
+        raise ExportError(f"property {name!r} holds values Python's datetime types cannot hold ({e}); "
+                          "to_pandas() and to_polars() keep them") from e
+
+
 def _storage(table: pa.Table) -> pa.Table:
-    """Extension-typed columns (arrow.uuid) as their storage, for readers that do not know the extension."""
-    columns = [c.cast(c.type.storage_type) if isinstance(c.type, pa.BaseExtensionType) else c for c in table.columns]
+    """The table as pandas and polars convert it exactly, also inside lists and structs: UUIDs (arrow.uuid) as their
+    16 bytes (binary), local times (time64[ns]) as durations since midnight (datetime.time stops at microseconds)."""
+    columns = []
+    for c in table.columns:
+        binary = _replace(c.type, lambda t: pa.binary() if isinstance(t, pa.BaseExtensionType) else None)
+        if binary != c.type:
+            c = c.cast(binary)
+        durations = _replace(c.type, lambda t: pa.duration("ns") if pa.types.is_time64(t) else None)
+        if durations != c.type:  # the same 8 bytes: a view, no copy
+            c = pa.chunked_array([chunk.view(durations) for chunk in c.chunks], type=durations)
+        columns.append(c)
     return pa.Table.from_arrays(columns, names=table.column_names)
+
+
+def _replace(t: pa.DataType, swap: Any) -> pa.DataType:
+    """``t`` with every type for which ``swap`` gives a replacement replaced, at any depth."""
+    replacement = swap(t)
+    if replacement is not None:
+        return replacement
+    if pa.types.is_list(t):
+        return pa.list_(t.value_field.with_type(_replace(t.value_type, swap)))
+    if pa.types.is_struct(t):
+        return pa.struct([t.field(i).with_type(_replace(t.field(i).type, swap)) for i in range(t.num_fields)])
+    return t
 
 
 def _progress_bar() -> Any:
