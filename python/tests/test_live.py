@@ -95,12 +95,18 @@ def test_conversions(server, auth):
     assert sorted(nodes["name"].dropna()) == ["a", "c", "root"]
     pn, pr = export.to_polars()
     assert pn.height == 4 and pr.height == 4
-    g = export.to_networkx()
-    assert g.number_of_nodes() == 4 and g.number_of_edges() == 4
-    root = export.header.root
-    assert g.nodes[root]["name"] == "root" and g.nodes[root]["labels"] == ["Object"]
-    (child, key, data), = [(v, k, d) for _, v, k, d in g.out_edges(root, keys=True, data=True)]
-    assert key.startswith(export.header.relationship_id_prefix) and data["type"] == "CHILDREN" and data["w"] == 0.25
+    with pytest.raises(sx.ExportError, match="to_pandas"):
+        export.to_networkx()  # the root's year -5000 date and nanosecond local time have no Python value
+    part = sx.cypher(server, "MATCH p = (a:Object {id: 2})-[:CHILDREN|PROPERTY]->() RETURN p", auth=auth)
+    g = part.to_networkx()
+    assert g.number_of_nodes() == 3 and g.number_of_edges() == 2
+    a = part.nodes.filter(pa.compute.equal(part.nodes["name"], "a"))["element_id"][0].as_py()
+    assert g.nodes[a]["labels"] == ["Object", "Extra"] or sorted(g.nodes[a]["labels"]) == ["Extra", "Object"]
+    assert g.nodes[a]["n"] == "mixed type"
+    edges = {d["type"]: (k, v) for _, v, k, d in g.out_edges(a, keys=True, data=True)}
+    assert set(edges) == {"CHILDREN", "PROPERTY"}
+    assert edges["PROPERTY"][0].startswith(part.header.relationship_id_prefix)
+    assert g.nodes[edges["PROPERTY"][1]]["v"] == [1.5, 2.5]
 
 
 def test_record_batches_stream(server, auth):

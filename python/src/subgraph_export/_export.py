@@ -169,8 +169,10 @@ class Export:
     Nodes: ``element_id`` (string), ``id`` (the numeric part), ``labels`` (list of dictionary strings), one column
     per property key, ``extra_properties``. Relationships: ``element_id``, ``id``, ``type``, ``source``, ``target``
     (numeric node ids), ``source_element_id``, ``target_element_id``, properties, ``extra_properties``.
-    ``extra_properties`` holds, as a JSON object in the json format's value encoding, every property no column holds
-    (docs/wire-format.md section 7); null where there is none.
+    A property column is named by its key, unless the key is one of these fixed names (``id``, ``labels``, ...):
+    then it keeps the stream's prefix (``node.id``). ``extra_properties`` holds, as a JSON object in the json
+    format's value encoding, every property no column holds (docs/wire-format.md section 7); null where there is
+    none.
     """
 
     header: Header
@@ -225,12 +227,13 @@ def split(table: pa.Table, header: Header) -> Tuple[pa.Table, pa.Table]:
     node_fields: List[pa.Field] = []
     rel_fields: List[pa.Field] = []
     for f in table.schema:
-        if f.name.startswith(NODE_PREFIX):
-            node_cols[f.name[len(NODE_PREFIX):]] = nodes.column(f.name)
-            node_fields.append(f.with_name(f.name[len(NODE_PREFIX):]))
-        elif f.name.startswith(RELATIONSHIP_PREFIX):
-            rel_cols[f.name[len(RELATIONSHIP_PREFIX):]] = rels.column(f.name)
-            rel_fields.append(f.with_name(f.name[len(RELATIONSHIP_PREFIX):]))
+        for prefix, part, cols, fields in ((NODE_PREFIX, nodes, node_cols, node_fields),
+                                           (RELATIONSHIP_PREFIX, rels, rel_cols, rel_fields)):
+            if f.name.startswith(prefix):
+                key = f.name[len(prefix):]
+                name = f.name if key in cols or key == EXTRA else key  # a key named like a fixed column keeps its prefix
+                cols[name] = part.column(f.name)
+                fields.append(f.with_name(name))
     node_cols[EXTRA] = nodes.column(EXTRA)
     rel_cols[EXTRA] = rels.column(EXTRA)
     return (_table(node_cols, node_fields, table.schema.metadata), _table(rel_cols, rel_fields, table.schema.metadata))
@@ -249,10 +252,11 @@ def _element_ids(prefix: str, ids: pa.ChunkedArray) -> pa.ChunkedArray:
 def _attributes(table: pa.Table, first: Sequence[str]) -> Iterator[Dict[str, Any]]:
     skip = {"element_id", "id", "source", "target", "source_element_id", "target_element_id", EXTRA, *first}
     names = list(first) + [n for n in table.column_names if n not in skip]
+    keys = [n.split(".", 1)[1] if n.startswith((NODE_PREFIX, RELATIONSHIP_PREFIX)) else n for n in names]
     columns = [_python(table.column(n), n) for n in names]
     extra = table.column(EXTRA).to_pylist()
     for i in range(table.num_rows):
-        attrs = {n: c[i] for n, c in zip(names, columns) if c[i] is not None}
+        attrs = {k: c[i] for k, c in zip(keys, columns) if c[i] is not None}
         if extra[i] is not None:
             attrs.update(json.loads(extra[i]))
         yield attrs
