@@ -12,7 +12,8 @@ import java.util.Map;
  * children, dictionary, metadata) and its buffers in Arrow's layout (validity bitmap, little-endian values,
  * int32 offsets). Appending grows the buffers; {@link #reset} empties them for the next batch, keeping their memory.
  */
-abstract class ArrowColumn {
+abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, ArrowColumn.Offsets,
+        ArrowColumn.Struct {
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -296,10 +297,68 @@ abstract class ArrowColumn {
         }
     }
 
-    /** Variable-length values: UTF-8 strings ({@code utf8}) or bytes ({@code binary}), int32 offsets. */
-    static final class Variable extends ArrowColumn {
-        private final boolean utf8;
+    /**
+     * A column of int32 offsets, {@code length + 1} of them, into what holds its values (bytes, or a child column):
+     * value {@code i} spans {@code offsets[i]} to {@code offsets[i + 1]}.
+     */
+    abstract static sealed class Offsets extends ArrowColumn permits Variable, ListColumn {
         private byte[] offsets = new byte[256];
+
+        Offsets(String name, Map<String, String> metadata) {
+            super(name, metadata);
+        }
+
+        /** Where the values held so far end (bytes, or child values). */
+        abstract int valuesEnd();
+
+        /** Cuts the values back to end at {@code end}. */
+        abstract void truncateValues(int end);
+
+        /** Starts a value; its contents follow, then {@link #end}. */
+        final void begin() {
+            valid();
+        }
+
+        /** Ends the value begun last, where the values now end. */
+        final void end() {
+            offset(length, valuesEnd());
+        }
+
+        private void offset(int index, int value) {
+            int at = 4 * index;
+            if (at + 4 > offsets.length) {
+                offsets = Arrays.copyOf(offsets, Math.max(at + 4, offsets.length * 2));
+            }
+            INT.set(offsets, at, value);
+        }
+
+        @Override
+        final void nullData() {
+            offset(length, valuesEnd());
+        }
+
+        @Override
+        void truncate(int n) {
+            super.truncate(n);
+            truncateValues((int) INT.get(offsets, 4 * n));
+        }
+
+        @Override
+        void reset() {
+            super.reset();
+            offset(0, 0);
+        }
+
+        @Override
+        void dataBuffers(ArrowBatch batch) {
+            offset(0, 0);
+            batch.buffer(offsets, 4 * (length + 1));
+        }
+    }
+
+    /** Variable-length values: UTF-8 strings ({@code utf8}) or bytes ({@code binary}). */
+    static final class Variable extends Offsets {
+        private final boolean utf8;
         final WireBuffer data = new WireBuffer(1024);
 
         Variable(String name, Map<String, String> metadata, boolean utf8) {
@@ -317,16 +376,6 @@ abstract class ArrowColumn {
             return new FlatBuffer.Table();
         }
 
-        /** Starts a value: its bytes go into {@link #data}, then {@link #end}. */
-        void begin() {
-            valid();
-        }
-
-        /** Ends the value begun last, at the current end of {@link #data}. */
-        void end() {
-            offset(length, data.pos);
-        }
-
         void string(String s) {
             begin();
             data.utf8(s, 0, s.length(), null, 0);
@@ -339,17 +388,14 @@ abstract class ArrowColumn {
             end();
         }
 
-        private void offset(int index, int value) {
-            int at = 4 * index;
-            if (at + 4 > offsets.length) {
-                offsets = Arrays.copyOf(offsets, Math.max(at + 4, offsets.length * 2));
-            }
-            INT.set(offsets, at, value);
+        @Override
+        int valuesEnd() {
+            return data.pos;
         }
 
         @Override
-        void nullData() {
-            offset(length, data.pos);
+        void truncateValues(int end) {
+            data.pos = end;
         }
 
         @Override
@@ -358,30 +404,21 @@ abstract class ArrowColumn {
         }
 
         @Override
-        void truncate(int n) {
-            super.truncate(n);
-            data.pos = (int) INT.get(offsets, 4 * n);
-        }
-
-        @Override
         void reset() {
             super.reset();
             data.pos = 0;
-            offset(0, 0);
         }
 
         @Override
         void dataBuffers(ArrowBatch batch) {
-            offset(0, 0);
-            batch.buffer(offsets, 4 * (length + 1));
+            super.dataBuffers(batch);
             batch.buffer(data.buf, data.pos);
         }
     }
 
-    /** A list of values of one child column, int32 offsets into it. */
-    static final class ListColumn extends ArrowColumn {
+    /** A list of values of one child column: its elements go into {@link #child} between begin and end. */
+    static final class ListColumn extends Offsets {
         final ArrowColumn child;
-        private byte[] offsets = new byte[256];
 
         ListColumn(String name, Map<String, String> metadata, ArrowColumn child) {
             super(name, metadata);
@@ -403,26 +440,14 @@ abstract class ArrowColumn {
             return List.of(child);
         }
 
-        /** Starts a list; its elements go into {@link #child}, then {@link #end}. */
-        void begin() {
-            valid();
-        }
-
-        void end() {
-            offset(length, child.length);
-        }
-
-        private void offset(int index, int value) {
-            int at = 4 * index;
-            if (at + 4 > offsets.length) {
-                offsets = Arrays.copyOf(offsets, Math.max(at + 4, offsets.length * 2));
-            }
-            INT.set(offsets, at, value);
+        @Override
+        int valuesEnd() {
+            return child.length;
         }
 
         @Override
-        void nullData() {
-            offset(length, child.length);
+        void truncateValues(int end) {
+            child.truncate(end);
         }
 
         @Override
@@ -431,22 +456,9 @@ abstract class ArrowColumn {
         }
 
         @Override
-        void truncate(int n) {
-            super.truncate(n);
-            child.truncate((int) INT.get(offsets, 4 * n));
-        }
-
-        @Override
         void reset() {
             super.reset();
             child.reset();
-            offset(0, 0);
-        }
-
-        @Override
-        void dataBuffers(ArrowBatch batch) {
-            offset(0, 0);
-            batch.buffer(offsets, 4 * (length + 1));
         }
     }
 
