@@ -118,13 +118,25 @@ def main() -> int:
     def package(convert: Callable[[sx.Export], Any]) -> Callable[[], Any]:
         return lambda: convert(sx.traverse(a.url, root=root, auth=auth, db=a.db))
 
-    def raw_pyarrow() -> Any:
-        request = urllib.request.Request(f"{a.url}/extension/arrow/traverse?root={urllib.parse.quote(root)}")
+    def request(fmt: str) -> urllib.request.Request:
+        r = urllib.request.Request(f"{a.url}/extension/{fmt}/traverse?root={urllib.parse.quote(root)}")
         if auth:
             import base64
-            request.add_header("Authorization", "Basic " + base64.b64encode(":".join(auth).encode()).decode())
-        with urllib.request.urlopen(request) as r:
+            r.add_header("Authorization", "Basic " + base64.b64encode(":".join(auth).encode()).decode())
+        return r
+
+    def raw_pyarrow() -> Any:
+        with urllib.request.urlopen(request("arrow")) as r:
             return pa.ipc.open_stream(r).read_all()
+
+    def body_only(fmt: str) -> Callable[[], Any]:
+        def run() -> Any:  # the server's cost, walk included, plus loopback: the body read in 1 MiB pieces, dropped
+            n = 0
+            with urllib.request.urlopen(request(fmt)) as r:
+                while chunk := r.read(1 << 20):
+                    n += len(chunk)
+            return ("bytes", n)
+        return run
 
     rows: Dict[str, Callable[[], Any]] = {
         "neo4j driver (Bolt, Rust extension) -> pandas": bolt_pandas(a.bolt, auth, root),
@@ -136,6 +148,8 @@ def main() -> int:
             a.url, SUBGRAPH_QUERY, {"root": root}, auth=auth, db=a.db).to_pandas(),
         "subgraph_export traverse -> NetworkX": package(lambda e: e.to_networkx()),
         "pyarrow.ipc.open_stream(body).read_all() (no package)": raw_pyarrow,
+        "traverse kryo, body read and dropped (server cost)": body_only("kryo"),
+        "traverse arrow, body read and dropped (server cost)": body_only("arrow"),
     }
     if a.rows:
         wanted = a.rows.split(",")
@@ -161,6 +175,10 @@ def main() -> int:
     base = statistics.median(times[baseline]) if times.get(baseline) else None
     for name in rows:
         m = statistics.median(times[name])
+        if counts[name][0] == 0:  # a body-only row: its bytes
+            lines.append(f"| {name} | | {counts[name][1]:,} bytes | {m:.3f} s | "
+                         f"{min(times[name]):.3f} - {max(times[name]):.3f} s | |")
+            continue
         ratio = f"{base / m:.1f}x faster" if base and name != baseline else "1.0"
         lines.append(f"| {name} | {counts[name][0]:,} | {counts[name][1]:,} | {m:.3f} s | "
                      f"{min(times[name]):.3f} - {max(times[name]):.3f} s | {ratio} |")
@@ -173,6 +191,8 @@ def main() -> int:
 
 
 def _counts(result: Any) -> Tuple[int, int]:
+    if isinstance(result, tuple) and isinstance(result[0], str):
+        return (0, result[1])
     if isinstance(result, pa.Table):
         kinds = result.column("kind").to_pylist()
         return kinds.count("node"), kinds.count("relationship")
