@@ -7,7 +7,9 @@ import org.subgraphexport.client.internal.Decoders;
 import org.subgraphexport.wire.Format;
 
 /**
- * Reads an export stream record by record, in any of the four formats, without holding more than one record.
+ * Reads an export stream record by record, in any of the four record formats, without holding more than one record.
+ * The columnar {@code arrow} format is for Arrow readers (pyarrow, the Python package): opening it throws
+ * {@link IllegalArgumentException}.
  *
  * <pre>{@code
  * HttpResponse<InputStream> response = HttpClient.newHttpClient().send(   // asks for zstd/gzip compression

@@ -35,7 +35,7 @@ public final class DemoServer {
 
     static final String EXTENSION_PACKAGE = "org.subgraphexport.server";
     static final String EXTENSION_MOUNT = "/extension";
-    static final String[] FORMATS = {"json", "bson", "kryo", "kryo-lzf"};
+    static final String[] FORMATS = {"json", "bson", "kryo", "kryo-lzf", "arrow"};
     private static final int DEFAULT_HTTP_PORT = 7474;
     private static final int DEFAULT_BOLT_PORT = 7687;
     private static final String LOOPBACK = "127.0.0.1";

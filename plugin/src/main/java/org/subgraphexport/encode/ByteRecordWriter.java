@@ -31,7 +31,7 @@ import org.subgraphexport.wire.Wire;
  * mention may carry more ({@link #defineToken}: Kryo's name after the new index).
  */
 abstract sealed class ByteRecordWriter implements GraphWriter
-        permits JsonGraphWriter, BsonGraphWriter, KryoGraphWriter {
+        permits JsonGraphWriter, BsonGraphWriter, KryoGraphWriter, ArrowGraphWriter {
     // kinds of open containers
     static final int ROW = 1, LIST = 2, MAP_KIND = 3;
     // records with properties

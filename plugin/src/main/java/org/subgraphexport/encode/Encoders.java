@@ -19,6 +19,7 @@ public final class Encoders {
             case BSON -> BsonGraphWriter.bson(out);
             case KRYO -> KryoGraphWriter.kryo(out);
             case KRYO_LZF -> KryoGraphWriter.kryoLzf(out);
+            case ARROW -> ArrowGraphWriter.arrow(out);
         };
     }
 }

@@ -100,6 +100,10 @@ public final class CypherResource {
                     + RequestParameters.abbreviate(mode) + "'");
         }
         boolean rows = "rows".equals(mode);
+        if (rows && !format.carriesRows()) {
+            throw ApiError.badParameter("mode=rows is not available in the " + format.pathSegment()
+                    + " format, a graph layout; use json, bson, kryo or kryo-lzf for rows");
+        }
         ExportLimits limits = ExportLimits.of(config, params);
         CypherRequest request = CypherRequest.parse(bodyBytes);
         Caller caller = Caller.of(httpRequest);

@@ -132,7 +132,7 @@ class PluginInRealServerIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Format.class)
+    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
     void traverseExportsExactlyTheSubgraph(Format format) throws IOException {
         Subgraph g = ExportRequest.traverse("root", ids.get("root")).export(server, format, null);
 
@@ -178,7 +178,7 @@ class PluginInRealServerIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Format.class)
+    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
     void rootByLabelKeyValueWithMaxDepth(Format format) throws IOException {
         Subgraph g = ExportRequest.traverse("label", "Object", "key", "id", "value", "1", "maxDepth", "1")
                 .export(server, format, null);
@@ -194,7 +194,7 @@ class PluginInRealServerIT {
      * Neo4j spells differently per line ({@code org.subgraphexport.neo4j.Neo4jLine}).
      */
     @ParameterizedTest
-    @EnumSource(Format.class)
+    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
     void cypherExportsGraphAndRows(Format format) throws IOException {
         Subgraph g = ExportRequest.cypher("MATCH (r:Root)-[rel:CHILDREN]->(m) RETURN r, rel, m")
                 .export(server, format, null);
@@ -471,6 +471,9 @@ class PluginInRealServerIT {
         assertEquals(0, result.exitCode(), result::toString);
         assertTrue(result.output().contains("OK: every format decoded to the same subgraph"), result::toString);
         for (Format f : Format.values()) {
+            if (!f.clientDecodes()) {
+                continue;  // smoke.sh decodes with the Java client
+            }
             assertTrue(result.output().lines().anyMatch(l -> l.startsWith(f.pathSegment() + " ") && l.contains(" 8 nodes")),
                     () -> f + " line missing\n" + result);
         }

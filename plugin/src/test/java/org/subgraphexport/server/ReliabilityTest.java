@@ -245,6 +245,9 @@ class ReliabilityTest {
         try {
             for (int i = 0; i < 8; i++) {
                 for (Format format : Format.values()) {
+                    if (!format.clientDecodes()) {
+                        continue;  // arrow: PythonClientIT
+                    }
                     HttpResponse<byte[]> response = HTTP.send(HttpRequest.newBuilder(traverse(format, "")).build(),
                             HttpResponse.BodyHandlers.ofByteArray());
                     assertEquals(200, response.statusCode());

@@ -233,6 +233,7 @@ public final class Wire {
     public static final String MEDIA_BSON = "application/bson";
     public static final String MEDIA_KRYO = "application/x-subgraph-kryo";
     public static final String MEDIA_KRYO_LZF = "application/x-subgraph-kryo-lzf";
+    public static final String MEDIA_ARROW = "application/vnd.apache.arrow.stream";
 
     /** The Kryo element tag of an array kind: {@code ArrayKind} order is tag order, BYTE and BYTES skipped. */
     public static int elementTag(ValueSink.ArrayKind kind) {
@@ -319,5 +320,49 @@ public final class Wire {
             "boolean[]", "short[]", "int[]", "long[]", "float[]", "double[]", "char[]", "string[]",
             "point[]", "date[]", "localtime[]", "time[]", "localdatetime[]", "datetime[]", "duration[]", "uuid[]"
         };
+    }
+
+    /**
+     * The {@code arrow} format: an Apache Arrow IPC stream (columnar, one schema for nodes and relationships; see
+     * docs/wire-format.md section 7). The column names, metadata keys and batch limits are here; the layout is
+     * Arrow's own.
+     */
+    public static final class Arrow {
+        private Arrow() {}
+
+        /** A record batch closes once it holds this many rows... */
+        public static final int BATCH_ROWS = 65_536;
+        /** ...or about this many bytes of column data, well below Arrow's 2 GiB limit of 32-bit offsets. */
+        public static final int BATCH_BYTES = 8 << 20;
+
+        // the fixed columns, in schema order; the property columns follow, then EXTRA
+        public static final String KIND = "kind";
+        public static final String ID = "id";
+        public static final String LABELS = "labels";
+        public static final String TYPE = "type";
+        public static final String SOURCE = "source";
+        public static final String TARGET = "target";
+        /** The fallback column: properties no column holds, as the {@code json} format's properties object. */
+        public static final String EXTRA = "extra_properties";
+        /** Prefixes of property columns: {@code node.name}, {@code relationship.since}. */
+        public static final String NODE_PREFIX = "node.", RELATIONSHIP_PREFIX = "relationship.";
+        /** Values of the kind column (its dictionary). */
+        public static final String KIND_NODE = "node", KIND_RELATIONSHIP = "relationship";
+
+        // schema metadata (the header)
+        public static final String META_VERSION = "subgraph.version";
+        public static final String META_DATABASE = "subgraph.database";
+        public static final String META_ROOT = "subgraph.root";
+        public static final String META_NODE_ID_PREFIX = "subgraph.node_id_prefix";
+        public static final String META_REL_ID_PREFIX = "subgraph.relationship_id_prefix";
+        /** Field metadata of a property column: the wire type it holds, e.g. {@code datetime}, {@code int[]}. */
+        public static final String META_TYPE = "subgraph.type";
+        // custom metadata of the last (empty) record batch: the closing record
+        public static final String META_RECORD = "subgraph.record";
+        public static final String META_NODES = "subgraph.nodes";
+        public static final String META_RELATIONSHIPS = "subgraph.relationships";
+        public static final String META_TRUNCATED = "subgraph.truncated";
+        public static final String META_CODE = "subgraph.code";
+        public static final String META_MESSAGE = "subgraph.message";
     }
 }

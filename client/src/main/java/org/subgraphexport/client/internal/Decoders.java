@@ -80,6 +80,8 @@ public final class Decoders {
             case KRYO -> new KryoRecordReader(format, source, source);
             case KRYO_LZF -> new KryoRecordReader(format, source,
                     new LZFInputStream(ChunkDecoderFactory.safeInstance(), source));
+            case ARROW -> throw new IllegalArgumentException(
+                    "the Java client decodes the record formats; read an arrow stream with an Arrow reader (pyarrow)");
         };
         reader.start();
         return reader;

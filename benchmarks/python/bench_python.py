@@ -1,0 +1,206 @@
+"""Python clients side by side: a subgraph of the demo graph into pandas DataFrames of nodes and relationships (every
+property), through the official driver over Bolt, the Query API's JSON, and this project's arrow format (into
+pandas, polars, NetworkX, plain pyarrow). One server (``scripts/demo``), one run, rows interleaved per round.
+
+    python/.venv/bin/pip install "./python[bench]"
+    scripts/demo --founding-size --port 7474            # in another shell
+    python/.venv/bin/python benchmarks/python/bench_python.py --url http://127.0.0.1:7474 \\
+        --bolt bolt://127.0.0.1:7687 --runs 5 --warmup 1 --out benchmarks/results/python.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+import urllib.parse
+import urllib.request
+from typing import Any, Callable, Dict, List, Tuple
+
+import pandas as pd
+import pyarrow as pa
+
+import subgraph_export as sx
+
+# The Java runner's Bolt query (demo/DemoGraph.SUBGRAPH_QUERY): a row per Object, its CHILDREN relationships and its
+# attached data (relationship and node pairs) collected in subqueries.
+SUBGRAPH_QUERY = """
+MATCH (root) WHERE elementId(root) = $root
+MATCH (root)-[:CHILDREN]->*(o)
+RETURN o,
+  COLLECT { MATCH (o)-[c:CHILDREN]->() RETURN c } AS children,
+  COLLECT { MATCH (o)-[:PROPERTY]->*()-[r:PROPERTY]->(x) RETURN [r, x] } AS attached"""
+
+Frames = Tuple[Any, Any]
+
+
+def bolt_pandas(bolt: str, auth: Any, root: str) -> Callable[[], Frames]:
+    import neo4j
+
+    driver = neo4j.GraphDatabase.driver(bolt, auth=auth)
+
+    def run() -> Frames:
+        nodes: List[Dict[str, Any]] = []
+        rels: List[Dict[str, Any]] = []
+
+        def node(n: Any) -> None:
+            nodes.append({"element_id": n.element_id, "labels": list(n.labels), **dict(n)})
+
+        def rel(r: Any) -> None:
+            rels.append({"element_id": r.element_id, "type": r.type, "source_element_id": r.start_node.element_id,
+                         "target_element_id": r.end_node.element_id, **dict(r)})
+
+        with driver.session() as session:
+            for record in session.run(SUBGRAPH_QUERY, root=root):
+                node(record[0])
+                for c in record[1]:
+                    rel(c)
+                for r, x in record[2]:
+                    rel(r)
+                    node(x)
+        return pd.DataFrame(nodes), pd.DataFrame(rels)
+
+    return run
+
+
+def query_api_pandas(url: str, auth: Any, root: str, db: str) -> Callable[[], Frames]:
+    body = json.dumps({"statement": SUBGRAPH_QUERY, "parameters": {"root": root}}).encode()
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if auth:
+        import base64
+        headers["Authorization"] = "Basic " + base64.b64encode(":".join(auth).encode()).decode()
+
+    def run() -> Frames:
+        request = urllib.request.Request(f"{url}/db/{db}/query/v2", data=body, headers=headers)
+        with urllib.request.urlopen(request) as r:
+            values = json.loads(r.read())["data"]["values"]
+        nodes: List[Dict[str, Any]] = []
+        rels: List[Dict[str, Any]] = []
+
+        def node(n: Dict[str, Any]) -> None:
+            nodes.append({"element_id": n["elementId"], "labels": n["labels"], **n["properties"]})
+
+        def rel(r: Dict[str, Any]) -> None:
+            rels.append({"element_id": r["elementId"], "type": r["type"],
+                         "source_element_id": r["startNodeElementId"], "target_element_id": r["endNodeElementId"],
+                         **r["properties"]})
+
+        for o, children, attached in values:
+            node(o)
+            for c in children:
+                rel(c)
+            for r, x in attached:
+                rel(r)
+                node(x)
+        return pd.DataFrame(nodes), pd.DataFrame(rels)
+
+    return run
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--url", default="http://127.0.0.1:7474")
+    p.add_argument("--bolt", default="bolt://127.0.0.1:7687")
+    p.add_argument("--db", default="neo4j")
+    p.add_argument("--auth", help="user:password (default: none)")
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--warmup", type=int, default=1)
+    p.add_argument("--rows", help="comma-separated row names to run (default: all)")
+    p.add_argument("--out", help="markdown file for the table")
+    a = p.parse_args()
+    auth = tuple(a.auth.split(":", 1)) if a.auth else None
+    root = sx.traverse(a.url, label="Object", key="id", value=1, limit=1, auth=auth).header.root
+
+    def package(convert: Callable[[sx.Export], Any]) -> Callable[[], Any]:
+        return lambda: convert(sx.traverse(a.url, root=root, auth=auth, db=a.db))
+
+    def request(fmt: str) -> urllib.request.Request:
+        r = urllib.request.Request(f"{a.url}/extension/{fmt}/traverse?root={urllib.parse.quote(root)}")
+        if auth:
+            import base64
+            r.add_header("Authorization", "Basic " + base64.b64encode(":".join(auth).encode()).decode())
+        return r
+
+    def raw_pyarrow() -> Any:
+        with urllib.request.urlopen(request("arrow")) as r:
+            return pa.ipc.open_stream(r).read_all()
+
+    def body_only(fmt: str) -> Callable[[], Any]:
+        def run() -> Any:  # the server's cost, walk included, plus loopback: the body read in 1 MiB pieces, dropped
+            n = 0
+            with urllib.request.urlopen(request(fmt)) as r:
+                while chunk := r.read(1 << 20):
+                    n += len(chunk)
+            return ("bytes", n)
+        return run
+
+    rows: Dict[str, Callable[[], Any]] = {
+        "neo4j driver (Bolt, Rust extension) -> pandas": bolt_pandas(a.bolt, auth, root),
+        "Query API JSON -> pandas": query_api_pandas(a.url, auth, root, a.db),
+        "subgraph_export traverse -> pandas": package(lambda e: e.to_pandas()),
+        "subgraph_export traverse -> polars": package(lambda e: e.to_polars()),
+        "subgraph_export traverse -> pyarrow Tables": package(lambda e: (e.nodes, e.relationships)),
+        "subgraph_export cypher (same query) -> pandas": lambda: sx.cypher(
+            a.url, SUBGRAPH_QUERY, {"root": root}, auth=auth, db=a.db).to_pandas(),
+        "subgraph_export traverse -> NetworkX": package(lambda e: e.to_networkx()),
+        "pyarrow.ipc.open_stream(body).read_all() (no package)": raw_pyarrow,
+        "traverse kryo, body read and dropped (server cost)": body_only("kryo"),
+        "traverse arrow, body read and dropped (server cost)": body_only("arrow"),
+    }
+    if a.rows:
+        wanted = a.rows.split(",")
+        rows = {k: v for k, v in rows.items() if any(w in k for w in wanted)}
+    counts: Dict[str, Tuple[int, int]] = {}
+    times: Dict[str, List[float]] = {k: [] for k in rows}
+    for i in range(a.warmup + a.runs):
+        for name, run in rows.items():
+            t0 = time.perf_counter()
+            result = run()
+            dt = time.perf_counter() - t0
+            if i >= a.warmup:
+                times[name].append(dt)
+            counts[name] = _counts(result)
+            print(f"{'warm-up' if i < a.warmup else 'run'} {i}: {name}: {dt:.3f} s {counts[name]}", flush=True)
+    baseline = next(iter(rows))
+    lines = [f"Python clients, one run, {a.runs} measured rounds after {a.warmup} warm-up, rows interleaved per round.",
+             f"Machine: {platform.machine()} {os.cpu_count()} CPUs, {platform.platform()}, Python "
+             f"{platform.python_version()}, pyarrow {pa.__version__}, pandas {pd.__version__}; server and client on "
+             f"one machine (loopback), shared and loaded by other builds.",
+             "Command: `" + " ".join([os.path.relpath(sys.executable)] + sys.argv) + "`", "",
+             "| row | nodes | relationships | median | min - max | vs. first row |", "|---|---:|---:|---:|---:|---:|"]
+    base = statistics.median(times[baseline]) if times.get(baseline) else None
+    for name in rows:
+        m = statistics.median(times[name])
+        if counts[name][0] == 0:  # a body-only row: its bytes
+            lines.append(f"| {name} | | {counts[name][1]:,} bytes | {m:.3f} s | "
+                         f"{min(times[name]):.3f} - {max(times[name]):.3f} s | |")
+            continue
+        ratio = f"{base / m:.1f}x faster" if base and name != baseline else "1.0"
+        lines.append(f"| {name} | {counts[name][0]:,} | {counts[name][1]:,} | {m:.3f} s | "
+                     f"{min(times[name]):.3f} - {max(times[name]):.3f} s | {ratio} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+    return 0
+
+
+def _counts(result: Any) -> Tuple[int, int]:
+    if isinstance(result, tuple) and isinstance(result[0], str):
+        return (0, result[1])
+    if isinstance(result, pa.Table):
+        kinds = result.column("kind").to_pylist()
+        return kinds.count("node"), kinds.count("relationship")
+    if hasattr(result, "number_of_nodes"):
+        return result.number_of_nodes(), result.number_of_edges()
+    n, r = result
+    return (n.num_rows, r.num_rows) if isinstance(n, pa.Table) else (len(n), len(r))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

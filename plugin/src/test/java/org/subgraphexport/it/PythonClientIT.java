@@ -1,0 +1,79 @@
+package org.subgraphexport.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Python package's tests ({@code python/tests}, pytest) against the packaged plugin in a real Neo4j server, with
+ * authentication: this test starts the server, loads a fixture with a value of every type Cypher can create, and runs
+ * pytest with the server's URL and credentials in the environment ({@code SUBGRAPH_EXPORT_URL},
+ * {@code SUBGRAPH_EXPORT_AUTH}). pyarrow reads the {@code arrow} exports; the tests compare every node, relationship
+ * and value with the {@code json} export of the same request, and pin the errors (status and code, in-band).
+ *
+ * <p>The interpreter is {@code python/.venv}, which {@code scripts/test} creates and fills ({@code pip install
+ * "./python[test]"}) before Maven runs; without it this test fails and says so.
+ */
+class PythonClientIT {
+    private static final String PASSWORD = "py-secret-123";
+    static final Path PYTHON_DIR = RealNeo4jServer.ROOT_DIR.resolve("python");
+    static final Path PYTHON = PYTHON_DIR.resolve(".venv/bin/python");
+
+    @Test
+    void pytestPassesAgainstTheRealServer() throws Exception {
+        assertTrue(Files.isExecutable(PYTHON), PYTHON + " missing: scripts/test creates it (python3 -m venv python/.venv"
+                + " && python/.venv/bin/pip install './python[test]')");
+        try (RealNeo4jServer server = RealNeo4jServer.start("python", PASSWORD)) {
+            String auth = RealNeo4jServer.basic("neo4j", PASSWORD);
+            server.query(FIXTURE, auth);
+            ProcessBuilder pb = new ProcessBuilder(PYTHON.toString(), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                    PYTHON_DIR.resolve("tests").toString())
+                    .directory(PYTHON_DIR.toFile())
+                    .redirectErrorStream(true);
+            String url = server.httpUri.toString();
+            pb.environment().put("SUBGRAPH_EXPORT_URL", url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
+            pb.environment().put("SUBGRAPH_EXPORT_AUTH", "neo4j:" + PASSWORD);
+            Process p = pb.start();
+            byte[] output = p.getInputStream().readAllBytes();
+            assertTrue(p.waitFor(10, TimeUnit.MINUTES), "pytest did not finish");
+            String text = new String(output, StandardCharsets.UTF_8);
+            System.out.println("PythonClientIT: pytest\n" + text);
+            assertEquals(0, p.exitValue(), text);
+            List<String> lines = text.lines().toList();
+            assertTrue(lines.get(lines.size() - 1).matches(".*\\d+ passed.*") && !text.contains("skipped"),
+                    "every test ran, none skipped:\n" + text);
+        }
+    }
+
+    /**
+     * Objects 1 -> 2 -> 3 (CHILDREN) with a Structure hung off 2 (PROPERTY); a value of each type Cypher can store,
+     * some beyond the Arrow types' range (year 10000 date-time), a key whose type differs between nodes.
+     */
+    static final String FIXTURE = """
+            CREATE (r:Object {id: 1, name: 'root', flag: true, n: -5, x: 1.5, s: 'ünïcödé ✓ 😀',
+                    pt: point({x: 1.0, y: 2.0}), pt3: point({longitude: 12.99, latitude: 55.61, height: 10.0}),
+                    dur: duration('P1Y2M3DT4H5M6.000000007S'), d: date('2020-02-29'), dFar: date('-5000-01-01'),
+                    lt: localtime('23:59:59.999999999'), t: time('10:15:30.000000001+14:00'),
+                    ldt: localdatetime('1969-12-31T23:59:59.5'),
+                    zdt: datetime('2015-07-04T19:32:24.123456789[Europe/Berlin]'),
+                    zdtOffset: datetime('2015-07-04T19:32:24+05:30'), zdtFar: datetime('+10000-01-01T00:00Z'),
+                    ints: [1, -2, 3], floats: [0.5, -0.0], strs: ['a', ''], bools: [true, false],
+                    dates: [date('2020-01-01'), date('1900-12-31')],
+                    zdts: [datetime('2020-01-01T00:00[Europe/Paris]')], pts: [point({x: 0.0, y: 0.0})],
+                    durs: [duration('PT1S')], lts: [localtime('00:00')]})
+            CREATE (a:Object:Extra {id: 2, name: 'a', n: 'mixed type'})
+            CREATE (c:Object {id: 3, name: 'c'})
+            CREATE (s:Structure {v: [1.5, 2.5], k: 'nested'})
+            CREATE (r)-[:CHILDREN {since: date('2021-01-01'), w: 0.25}]->(a)
+            CREATE (a)-[:CHILDREN]->(c)
+            CREATE (a)-[:PROPERTY {order: 0}]->(s)
+            CREATE (c)-[:CHILDREN {loop: true}]->(r)
+            """;
+}

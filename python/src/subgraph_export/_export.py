@@ -1,0 +1,399 @@
+"""Reading an ``arrow`` export stream: the HTTP request, the record batches, the split into nodes and relationships."""
+
+from __future__ import annotations
+
+import base64
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+MEDIA_TYPE = "application/vnd.apache.arrow.stream"
+NODE_PREFIX = "node."
+RELATIONSHIP_PREFIX = "relationship."
+EXTRA = "extra_properties"
+
+Auth = Optional[Tuple[str, str]]
+
+
+class ExportError(Exception):
+    """Base of every failure this package reports."""
+
+
+class ExportRequestError(ExportError):
+    """The server refused the request before streaming (an HTTP status other than 2xx).
+
+    Attributes: ``status`` (HTTP status), ``code`` (e.g. ``Export.RootNotFound``), ``message``.
+    """
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+class ExportFailedError(ExportError):
+    """The export failed after streaming had started: the stream's error record (``code``, ``message``).
+
+    The batches before it were complete and valid, but the export is incomplete.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class TruncatedStreamError(ExportError):
+    """The stream ended without its closing record (cut off), or is not a valid Arrow stream."""
+
+
+@dataclass(frozen=True)
+class Header:
+    """What the stream starts with (the schema's metadata)."""
+
+    database: str
+    root: str
+    node_id_prefix: str
+    relationship_id_prefix: str
+    version: int
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The end record: counts written by the server, and whether a limit cut the subgraph short."""
+
+    nodes: int
+    relationships: int
+    truncated: bool
+
+
+class ExportStream:
+    """An export being read: iterate for record batches of the combined layout (``kind`` column first); the
+    :attr:`summary` is there once the iteration ended. Use as a context manager, or call :meth:`close`.
+
+    Raises :class:`ExportFailedError` at the error record, :class:`TruncatedStreamError` if the stream ends without
+    a closing record; never ends quietly on an incomplete export.
+    """
+
+    def __init__(self, body: BinaryIO, progress: bool = False) -> None:
+        self._body = body
+        try:
+            self._reader = pa.ipc.open_stream(body)
+        except (pa.ArrowInvalid, OSError) as e:
+            body.close()
+            raise TruncatedStreamError(f"not an arrow export stream: {e}") from e
+        meta = {k.decode(): v.decode() for k, v in (self._reader.schema.metadata or {}).items()}
+        try:
+            self.header = Header(meta["subgraph.database"], meta["subgraph.root"], meta["subgraph.node_id_prefix"],
+                                 meta["subgraph.relationship_id_prefix"], int(meta["subgraph.version"]))
+        except KeyError as e:
+            body.close()
+            raise TruncatedStreamError(f"the schema has no subgraph header metadata ({e})") from e
+        self.schema: pa.Schema = self._reader.schema
+        self.summary: Optional[Summary] = None
+        self._rows = 0
+        self._bar = _progress_bar() if progress else None
+
+    def __enter__(self) -> "ExportStream":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Closes the connection (an export not read to its end is abandoned: the server stops)."""
+        if self._bar is not None:
+            self._bar.close()
+        self._body.close()
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        while True:
+            try:
+                batch, meta = self._reader.read_next_batch_with_custom_metadata()
+            except StopIteration:
+                raise TruncatedStreamError(
+                    f"the stream ended without its end record after {self._rows} rows: the export is incomplete"
+                ) from None
+            except (pa.ArrowInvalid, OSError) as e:
+                raise TruncatedStreamError(f"the stream broke off after {self._rows} rows: {e}") from e
+            if meta is not None and b"subgraph.record" in meta:
+                record = meta[b"subgraph.record"].decode()
+                if record == "error":
+                    raise ExportFailedError(meta[b"subgraph.code"].decode(), meta[b"subgraph.message"].decode())
+                self.summary = Summary(int(meta[b"subgraph.nodes"]), int(meta[b"subgraph.relationships"]),
+                                       meta[b"subgraph.truncated"] == b"true")
+                self._check_eos()
+                return
+            self._rows += batch.num_rows
+            if self._bar is not None:
+                self._bar.update(batch.num_rows)
+            yield batch
+
+    def _check_eos(self) -> None:
+        try:
+            self._reader.read_next_batch()
+        except StopIteration:
+            return
+        except (pa.ArrowInvalid, OSError) as e:
+            raise TruncatedStreamError(f"the stream broke off after its end record: {e}") from e
+        raise TruncatedStreamError("record batches after the end record")
+
+    def split(self, batch: Union[pa.RecordBatch, pa.Table]) -> Tuple[pa.Table, pa.Table]:
+        """The nodes and the relationships of ``batch`` (or of a table of batches), as :class:`Export` has them."""
+        return split(pa.Table.from_batches([batch]) if isinstance(batch, pa.RecordBatch) else batch, self.header)
+
+    def read(self) -> "Export":
+        """Reads the whole stream into an :class:`Export`, then closes it."""
+        with self:
+            table = pa.Table.from_batches(list(self), schema=self.schema)
+            assert self.summary is not None
+            nodes, relationships = split(table, self.header)
+            if nodes.num_rows != self.summary.nodes or relationships.num_rows != self.summary.relationships:
+                raise TruncatedStreamError(
+                    f"the end record counts {self.summary.nodes} nodes and {self.summary.relationships} relationships,"
+                    f" the stream held {nodes.num_rows} and {relationships.num_rows}")
+            return Export(self.header, self.summary, nodes, relationships)
+
+
+@dataclass
+class Export:
+    """A complete export: ``nodes`` and ``relationships`` as pyarrow Tables.
+
+    Nodes: ``element_id`` (string), ``id`` (the numeric part), ``labels`` (list of dictionary strings), one column
+    per property key, ``extra_properties``. Relationships: ``element_id``, ``id``, ``type``, ``source``, ``target``
+    (numeric node ids), ``source_element_id``, ``target_element_id``, properties, ``extra_properties``.
+    A property column is named by its key, unless the key is one of these fixed names (``id``, ``labels``, ...):
+    then it keeps the stream's prefix (``node.id``). ``extra_properties`` holds, as a JSON object in the json
+    format's value encoding, every property no column holds (docs/wire-format.md section 7); null where there is
+    none.
+    """
+
+    header: Header
+    summary: Summary
+    nodes: pa.Table
+    relationships: pa.Table
+
+    def to_pandas(self, **kwargs: Any) -> Tuple[Any, Any]:
+        """``(nodes, relationships)`` as pandas DataFrames, every value exact: dates as ``datetime64[ms]``
+        (``date_as_object=False``: Python's ``date`` stops at the years 1 and 9999), local times as timedeltas since
+        midnight, UUIDs as 16 ``bytes``; ``kwargs`` go to ``pyarrow.Table.to_pandas`` and override these."""
+        options = {"date_as_object": False, **kwargs}
+        return _storage(self.nodes).to_pandas(**options), _storage(self.relationships).to_pandas(**options)
+
+    def to_polars(self) -> Tuple[Any, Any]:
+        """``(nodes, relationships)`` as polars DataFrames (UUIDs as 16-byte binary, local times as durations)."""
+        import polars as pl
+
+        return pl.from_arrow(_storage(self.nodes)), pl.from_arrow(_storage(self.relationships))
+
+    def to_networkx(self) -> Any:
+        """A ``networkx.MultiDiGraph``: nodes keyed by element id with ``labels`` and the properties as attributes,
+        edges keyed by relationship element id with ``type`` and the properties. Properties are Python values
+        (``as_py``); those in ``extra_properties`` stay in their json-format encoding (tagged values). A date or
+        time Python cannot represent (years beyond 1..9999, nanoseconds of a local time) raises ExportError."""
+        import networkx as nx
+
+        g = nx.MultiDiGraph()
+        g.graph.update(database=self.header.database, root=self.header.root)
+        g.add_nodes_from(zip(self.nodes.column("element_id").to_pylist(), _attributes(self.nodes, ("labels",))))
+        rels = self.relationships
+        g.add_edges_from(zip(rels.column("source_element_id").to_pylist(), rels.column("target_element_id").to_pylist(),
+                             rels.column("element_id").to_pylist(), _attributes(rels, ("type",))))
+        return g
+
+
+def split(table: pa.Table, header: Header) -> Tuple[pa.Table, pa.Table]:
+    """Splits the combined layout into the nodes table and the relationships table (see :class:`Export`)."""
+    kind = table.column("kind")
+    is_node = pa.chunked_array([c.indices for c in kind.chunks], type=pa.int8()) if kind.num_chunks else pa.array(
+        [], pa.int8())
+    node_mask = pc.equal(is_node, 0)
+    nodes = table.filter(node_mask)
+    rels = table.filter(pc.invert(node_mask))
+    node_ids = nodes.column("id")
+    node_cols = {"element_id": _element_ids(header.node_id_prefix, node_ids), "id": node_ids,
+                 "labels": nodes.column("labels")}
+    rel_cols = {"element_id": _element_ids(header.relationship_id_prefix, rels.column("id")), "id": rels.column("id"),
+                "type": rels.column("type"), "source": rels.column("source"), "target": rels.column("target"),
+                "source_element_id": _element_ids(header.node_id_prefix, rels.column("source")),
+                "target_element_id": _element_ids(header.node_id_prefix, rels.column("target"))}
+    node_fields: List[pa.Field] = []
+    rel_fields: List[pa.Field] = []
+    for f in table.schema:
+        for prefix, part, cols, fields in ((NODE_PREFIX, nodes, node_cols, node_fields),
+                                           (RELATIONSHIP_PREFIX, rels, rel_cols, rel_fields)):
+            if f.name.startswith(prefix):
+                key = f.name[len(prefix):]
+                name = f.name if key in cols or key == EXTRA else key  # a key named like a fixed column keeps its prefix
+                cols[name] = part.column(f.name)
+                fields.append(f.with_name(name))
+    node_cols[EXTRA] = nodes.column(EXTRA)
+    rel_cols[EXTRA] = rels.column(EXTRA)
+    return (_table(node_cols, node_fields, table.schema.metadata), _table(rel_cols, rel_fields, table.schema.metadata))
+
+
+def _table(columns: Dict[str, Any], property_fields: List[pa.Field], metadata: Any) -> pa.Table:
+    meta = {f.name: f.metadata for f in property_fields}
+    fields = [pa.field(name, col.type, metadata=meta.get(name)) for name, col in columns.items()]
+    return pa.Table.from_arrays(list(columns.values()), schema=pa.schema(fields, metadata=metadata))
+
+
+def _element_ids(prefix: str, ids: pa.ChunkedArray) -> pa.ChunkedArray:
+    return pc.binary_join_element_wise(prefix, pc.cast(ids, pa.string()), "")
+
+
+def _attributes(table: pa.Table, first: Sequence[str]) -> Iterator[Dict[str, Any]]:
+    skip = {"element_id", "id", "source", "target", "source_element_id", "target_element_id", EXTRA, *first}
+    names = list(first) + [n for n in table.column_names if n not in skip]
+    keys = [n.split(".", 1)[1] if n.startswith((NODE_PREFIX, RELATIONSHIP_PREFIX)) else n for n in names]
+    columns = [_python(table.column(n), n) for n in names]
+    extra = table.column(EXTRA).to_pylist()
+    for i in range(table.num_rows):
+        attrs = {k: c[i] for k, c in zip(keys, columns) if c[i] is not None}
+        if extra[i] is not None:
+            attrs.update(json.loads(extra[i]))
+        yield attrs
+
+
+def _python(column: pa.ChunkedArray, name: str) -> List[Any]:
+    try:
+        return column.to_pylist()
+    except (OverflowError, ValueError) as e:
+        raise ExportError(f"property {name!r} holds values Python's datetime types cannot hold ({e}); "
+                          "to_pandas() and to_polars() keep them") from e
+
+
+def _storage(table: pa.Table) -> pa.Table:
+    """The table as pandas and polars convert it exactly, also inside lists and structs: UUIDs (arrow.uuid) as their
+    16 bytes (binary), local times (time64[ns]) as durations since midnight (datetime.time stops at microseconds)."""
+    columns = []
+    for c in table.columns:
+        binary = _replace(c.type, lambda t: pa.binary() if isinstance(t, pa.BaseExtensionType) else None)
+        if binary != c.type:
+            c = c.cast(binary)
+        durations = _replace(c.type, lambda t: pa.duration("ns") if pa.types.is_time64(t) else None)
+        if durations != c.type:  # the same 8 bytes: a view, no copy
+            c = pa.chunked_array([chunk.view(durations) for chunk in c.chunks], type=durations)
+        columns.append(c)
+    return pa.Table.from_arrays(columns, names=table.column_names)
+
+
+def _replace(t: pa.DataType, swap: Any) -> pa.DataType:
+    """``t`` with every type for which ``swap`` gives a replacement replaced, at any depth."""
+    replacement = swap(t)
+    if replacement is not None:
+        return replacement
+    if pa.types.is_list(t):
+        return pa.list_(t.value_field.with_type(_replace(t.value_type, swap)))
+    if pa.types.is_struct(t):
+        return pa.struct([t.field(i).with_type(_replace(t.field(i).type, swap)) for i in range(t.num_fields)])
+    return t
+
+
+def _progress_bar() -> Any:
+    try:
+        from tqdm import tqdm
+    except ImportError as e:
+        raise ImportError("progress bars need tqdm: pip install 'subgraph-export[progress]'") from e
+    return tqdm(unit=" rows", unit_scale=True, desc="export")
+
+
+# ---- HTTP --------------------------------------------------------------------------------------------------------
+
+
+def _open(url: str, data: Optional[bytes], auth: Auth, http_timeout: Optional[float]) -> BinaryIO:
+    headers = {"Accept": MEDIA_TYPE}
+    if data is not None:
+        headers["Content-Type"] = "application/json"
+    if auth is not None:
+        token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
+        headers["Authorization"] = "Basic " + token
+    request = urllib.request.Request(url, data=data, headers=headers, method="POST" if data is not None else "GET")
+    try:
+        response = urllib.request.urlopen(request, timeout=http_timeout)
+    except urllib.error.HTTPError as e:
+        raise _refused(e.code, e.read(64 * 1024)) from None
+    content_type = response.headers.get("Content-Type", "")
+    if not content_type.startswith(MEDIA_TYPE):
+        response.close()
+        raise ExportError(f"expected {MEDIA_TYPE}, the server answered {content_type!r}")
+    return response
+
+
+def _refused(status: int, body: bytes) -> ExportRequestError:
+    try:
+        error = json.loads(body)
+        return ExportRequestError(status, str(error.get("code", "")), str(error.get("message", "")))
+    except (ValueError, AttributeError):
+        return ExportRequestError(status, "", body.decode("utf-8", "replace")[:1000])
+
+
+def _endpoint(url: str, mount: str, path: str, query: Mapping[str, Any]) -> str:
+    params = {k: v for k, v in query.items() if v is not None}
+    base = url.rstrip("/") + "/" + mount.strip("/") + "/arrow/" + path
+    return base + ("?" + urllib.parse.urlencode(params) if params else "")
+
+
+def _relationships(spec: Union[None, str, Sequence[str]]) -> Optional[str]:
+    return spec if spec is None or isinstance(spec, str) else "|".join(spec)
+
+
+def _value(value: Any) -> Optional[str]:
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value)  # 42 -> long, 4.2 -> double, true -> boolean: the server reads JSON literals
+
+
+def open_traverse(url: str, root: Optional[str] = None, *, label: Optional[str] = None, key: Optional[str] = None,
+                  value: Any = None, expand: Union[None, str, Sequence[str]] = None,
+                  attach: Union[None, str, Sequence[str]] = None, max_depth: Optional[int] = None,
+                  limit: Optional[int] = None, db: Optional[str] = None, timeout: Optional[str] = None,
+                  auth: Auth = None, http_timeout: Optional[float] = None, progress: bool = False,
+                  mount: str = "/extension") -> ExportStream:
+    """Starts a traverse export and returns the open :class:`ExportStream` (see :func:`traverse`)."""
+    query = {"root": root, "label": label, "key": key, "value": _value(value), "expand": _relationships(expand),
+             "attach": _relationships(attach), "maxDepth": max_depth, "limit": limit, "db": db, "timeout": timeout}
+    return ExportStream(_open(_endpoint(url, mount, "traverse", query), None, auth, http_timeout), progress)
+
+
+def traverse(url: str, root: Optional[str] = None, **kwargs: Any) -> Export:
+    """Exports the subgraph under a root node (``GET {url}/extension/arrow/traverse``) into an :class:`Export`.
+
+    ``url`` is the server's HTTP address (``http://localhost:7474``). The root is ``root`` (an element id) or the
+    node with ``label`` whose property ``key`` equals ``value``. ``expand`` and ``attach`` are relationship types
+    (``"CHILDREN>"``, ``"<PARENT"``, ``"KNOWS"``; a list or ``|``-joined), ``max_depth`` and ``limit`` bound the
+    walk, ``db`` names the database, ``timeout`` is the server's time budget (``"30s"``). ``auth`` is
+    ``(user, password)``; ``http_timeout`` the socket timeout in seconds; ``progress=True`` shows a tqdm bar.
+
+    Raises :class:`ExportRequestError` (refused: status and code), :class:`ExportFailedError` (the stream's error
+    record), :class:`TruncatedStreamError` (cut off).
+    """
+    return open_traverse(url, root, **kwargs).read()
+
+
+def open_cypher(url: str, query: str, params: Optional[Mapping[str, Any]] = None, *, db: Optional[str] = None,
+                timeout: Optional[str] = None, auth: Auth = None, http_timeout: Optional[float] = None,
+                progress: bool = False, mount: str = "/extension") -> ExportStream:
+    """Starts a Cypher graph export and returns the open :class:`ExportStream` (see :func:`cypher`)."""
+    body = json.dumps({"query": query, "params": dict(params or {})}).encode("utf-8")
+    endpoint = _endpoint(url, mount, "cypher", {"db": db, "timeout": timeout})
+    return ExportStream(_open(endpoint, body, auth, http_timeout), progress)
+
+
+def cypher(url: str, query: str, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Export:
+    """Exports every node and relationship in a read-only Cypher query's result (``POST …/arrow/cypher``), each
+    once, into an :class:`Export`. ``params`` are the query parameters (JSON: integers are longs). Other keywords
+    and errors as :func:`traverse`."""
+    return open_cypher(url, query, params, **kwargs).read()
+
+
+def read_stream(body: BinaryIO, progress: bool = False) -> Export:
+    """Reads an arrow export stream from a file or any binary stream (a saved response body) into an Export."""
+    return ExportStream(body, progress).read()

@@ -1,0 +1,22 @@
+"""Where the golden files are, and the server the live tests run against (the Java IT passes its URL)."""
+
+import os
+import pathlib
+
+import pytest
+
+GOLDEN = pathlib.Path(__file__).resolve().parents[2] / "conformance" / "src" / "test" / "resources" / "golden"
+
+
+@pytest.fixture(scope="session")
+def golden() -> pathlib.Path:
+    return GOLDEN
+
+
+@pytest.fixture(scope="session")
+def server() -> str:
+    """The base URL of a real Neo4j with the plugin: SUBGRAPH_EXPORT_URL (set by PythonClientIT)."""
+    url = os.environ.get("SUBGRAPH_EXPORT_URL")
+    if not url:
+        pytest.skip("no server: SUBGRAPH_EXPORT_URL is set by PythonClientIT (mvn verify), or point it at one")
+    return url

@@ -1,0 +1,66 @@
+"""The golden arrow files the Java tests pin, read by pyarrow (the oracle) and checked value by value."""
+
+import io
+import json
+
+import pyarrow as pa
+import pytest
+
+import subgraph_export as sx
+from oracle import assert_same_graph, from_export, from_json, json_value
+
+
+def test_pyarrow_reads_the_fixture_with_no_project_code(golden):
+    reader = pa.ipc.open_stream((golden / "fixture.arrow").read_bytes())
+    table = reader.read_all()
+    assert table.num_rows == 16
+    assert reader.schema.metadata[b"subgraph.database"] == b"neo4j"
+    assert table.column_names[:6] == ["kind", "id", "labels", "type", "source", "target"]
+    assert table.column_names[-1] == "extra_properties"
+
+
+def test_every_value_of_the_fixture_equals_the_json_golden_file(golden):
+    export = sx.read_stream(io.BytesIO((golden / "fixture.arrow").read_bytes()))
+    expected = from_json(json.loads((golden / "fixture.json").read_bytes()))
+    assert export.summary == sx.Summary(8, 8, False)
+    assert_same_graph(from_export(export), expected)
+    assert export.nodes.column("extra_properties").null_count == 8, "every fixture value has its column"
+
+
+def test_values_no_column_can_hold_go_to_extra_properties_exactly(golden):
+    export = sx.read_stream(io.BytesIO((golden / "arrow-fallback.arrow").read_bytes()))
+    assert export.summary == sx.Summary(10, 2, True)
+    nodes, rels = from_export(export)
+    prefix = export.header.node_id_prefix
+    assert nodes[prefix + "0"][1] == {"key1": ("long", 0), "key2": ("date", 19782)}
+    assert nodes[prefix + "1"][1]["key2"] == json_value({"date": "+999999999-12-31"})
+    assert nodes[prefix + "2"][1]["key2"] == ("date", -2545740)
+    assert nodes[prefix + "3"][1]["key2"] == ("localdatetime", json_value({"localdatetime": "2300-01-01T00:00:00"})[1])
+    assert nodes[prefix + "5"][1] == {"key1": ("string", "five")}
+    assert nodes[prefix + "9"] == (["Label0", "Label9"], {"key1": ("long", 9), "key3": ("double", json_value(0.5)[1])})
+    rel = rels[export.header.relationship_id_prefix + "1"]
+    assert rel[0] == "TYPE_0" and rel[1] == prefix + "0" and rel[2] == prefix + "1"
+    assert rel[3]["key4"][0] == "datetime[]" and len(rel[3]["key4"][1]) == 2
+
+
+def test_an_error_record_raises_after_the_complete_rows(golden):
+    stream = sx.ExportStream(io.BytesIO((golden / "arrow-error.arrow").read_bytes()))
+    batches = []
+    with pytest.raises(sx.ExportFailedError) as e:
+        for b in stream:
+            batches.append(b)
+    assert e.value.code == "Neo.TransientError.Transaction.Terminated"
+    assert e.value.message == "The transaction has been terminated."
+    assert sum(b.num_rows for b in batches) == 2, "the unfinished third node is dropped whole"
+    assert pa.Table.from_batches(batches).column("node.key1").to_pylist() == ["n0", "n1"]
+    with pytest.raises(sx.ExportFailedError):
+        sx.read_stream(io.BytesIO((golden / "arrow-error.arrow").read_bytes()))
+
+
+@pytest.mark.parametrize("name", ["fixture", "arrow-fallback"])
+def test_a_stream_cut_anywhere_raises(golden, name):
+    data = (golden / f"{name}.arrow").read_bytes()
+    # anywhere before the end record is complete; a stream cut inside the final end-of-stream marker raises too
+    for cut in sorted({1, 7, 8, 100, len(data) // 3, len(data) // 2, len(data) - 100, len(data) - 9, len(data) - 1}):
+        with pytest.raises(sx.TruncatedStreamError):
+            sx.read_stream(io.BytesIO(data[:cut]))
