@@ -23,6 +23,10 @@ import org.neo4j.driver.types.TypeSystem;
  * (connection pool) per address, created outside the timing, like an application would.
  */
 final class BoltRow implements Row {
+    /** The driver on the classpath, e.g. "neo4j-java-driver 6.2.1" (scripts/bench --neo4j uses the line's own). */
+    static final String DRIVER = "neo4j-java-driver "
+            + String.valueOf(Driver.class.getPackage().getImplementationVersion()).split("-")[0];
+
     private final String database;
     private final String rootElementId;
     private final String cypher;
@@ -43,7 +47,7 @@ final class BoltRow implements Row {
 
     @Override
     public String description() {
-        return "Bolt, neo4j-java-driver 6.2.1, session.run, fetch size " + (fetchSize < 0 ? "all" : fetchSize);
+        return "Bolt, " + DRIVER + ", session.run, fetch size " + (fetchSize < 0 ? "all" : fetchSize);
     }
 
     @Override

@@ -101,9 +101,9 @@ final class Results {
                 "- Heap in use after a full GC (client and server together): %s before the first row, %s after the "
                         + "last.%n", mib(t.heapBefore()), mib(t.heapAfter())));
         md.append(String.format(Locale.ROOT,
-                "- Bolt: neo4j-java-driver 6.2.1, no encryption, fetch size %d. HTTP: java.net.http.HttpClient, "
+                "- Bolt: %s, no encryption, fetch size %d. HTTP: java.net.http.HttpClient, "
                         + "HTTP/1.1 keep-alive, responses read as streams (`BodyHandlers.ofInputStream()`).%n",
-                t.options().boltFetchSize()));
+                BoltRow.DRIVER, t.options().boltFetchSize()));
         Path path = outDir.resolve(TABLE_MD);
         Files.writeString(path, md);
         writeTableChart(t, chartPath(outDir));
