@@ -77,11 +77,13 @@ public final class CypherResource {
     }
 
     private final Databases databases;
+    private final ExportAdmission admission;
     private final Config config;
     private final Log log;
 
     public CypherResource(@Context DatabaseManagementService dbms, @Context Config config, @Context LogProvider logs) {
         this.databases = new Databases(dbms, config);
+        this.admission = ExportAdmission.of(dbms);
         this.config = config;
         this.log = logs.getLog(CypherResource.class);
     }
@@ -105,7 +107,14 @@ public final class CypherResource {
         Caller caller = Caller.of(httpRequest);
         GraphDatabaseService db = databases.require(params.get("db"));
 
-        InternalTransaction tx = caller.begin(db, limits.timeoutMillis());
+        ExportAdmission.Ticket ticket = admission.admit(config, caller, httpRequest);
+        InternalTransaction tx;
+        try {
+            tx = caller.begin(db, limits.timeoutMillis());
+        } catch (Throwable e) {
+            ticket.close();
+            throw e;
+        }
         Result result;
         try {
             SecurityContext context = tx.securityContext();
@@ -119,20 +128,24 @@ public final class CypherResource {
             result.hasNext(); // runs the query up to its first row: its failures still get a status
         } catch (ApiError e) {
             tx.close();
+            ticket.close();
             throw e;
         } catch (RuntimeException e) {
             tx.close();
+            ticket.close();
             throw queryError(e);
         } catch (StackOverflowError e) {
             tx.close();
+            ticket.close();
             throw new ApiError(Response.Status.BAD_REQUEST, QUERY_TOO_DEEP,
                     "the query is nested too deeply for Neo4j's parser");
         } catch (Throwable e) {
             tx.close();
+            ticket.close();
             throw e;
         }
         Transaction open = tx;
-        ExportOutput output = new ExportOutput(() -> open, format,
+        ExportOutput output = new ExportOutput(ticket, () -> open, format,
                 (t, out) -> CypherExport.run(t, result, rows, limits.maxNodes(), config.get(ExportSettings.READ_THREADS), out),
                 log);
         return Response.ok(output, format.mediaType()).build();

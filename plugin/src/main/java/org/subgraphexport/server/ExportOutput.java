@@ -4,11 +4,11 @@ import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import javax.ws.rs.core.StreamingOutput;
-import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.api.exceptions.Status;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.logging.Log;
+import org.subgraphexport.config.ExportSettings;
 import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
@@ -23,9 +23,11 @@ import org.subgraphexport.wire.TokenNames;
  *       nothing to commit).</li>
  *   <li>A failure while reading or encoding: an error record with the Neo4j status code when there is one,
  *       then the writer is finished, so the client sees a well-formed stream that says what went wrong.</li>
- *   <li>The client went away (a write to the servlet stream failed): nothing more can be written; the
- *       transaction is terminated so the read stops and its resources are released, and the exception is
- *       rethrown for the container.</li>
+ *   <li>The client went away (a write to the servlet stream failed), or stopped reading for longer than
+ *       {@link ExportSettings#WRITE_STALL_TIMEOUT} (the {@link ExportAdmission.Ticket} aborts the response): nothing
+ *       more can be written; the transaction is terminated so the read stops and its resources are released, and
+ *       the exception is rethrown for the container.</li>
+ *   <li>Whatever the end, the export's slot is given back.</li>
  * </ul>
  */
 final class ExportOutput implements StreamingOutput {
@@ -46,17 +48,16 @@ final class ExportOutput implements StreamingOutput {
     /** Receives the complete encoded response of a successful export of at most {@code maxBytes}. */
     record Capture(long maxBytes, java.util.function.Consumer<byte[]> complete) {}
 
+    private final ExportAdmission.Ticket ticket;
     private final TransactionSource transactions;
     private final Format format;
     private final Body body;
     private final Log log;
     private Capture capture;
 
-    ExportOutput(GraphDatabaseService db, Format format, Body body, Log log) {
-        this(db::beginTx, format, body, log);
-    }
-
-    ExportOutput(TransactionSource transactions, Format format, Body body, Log log) {
+    /** An export admitted with {@code ticket}, which it gives back when the stream ends. */
+    ExportOutput(ExportAdmission.Ticket ticket, TransactionSource transactions, Format format, Body body, Log log) {
+        this.ticket = ticket;
         this.transactions = transactions;
         this.format = format;
         this.body = body;
@@ -71,12 +72,13 @@ final class ExportOutput implements StreamingOutput {
 
     @Override
     public void write(OutputStream servletStream) throws IOException {
-        ClientStream client = new ClientStream(servletStream);
+        ClientStream client = new ClientStream(servletStream, ticket);
         CopyStream copy = capture == null ? null : new CopyStream(client, capture.maxBytes());
         GraphWriter out = Encoders.open(format, copy == null ? client : copy);
         Transaction tx = null;
         try {
             tx = transactions.open();
+            ticket.watch((InternalTransaction) tx);
             body.run((InternalTransaction) tx, out);
             out.finish();
             if (copy != null && !copy.overflowed) {
@@ -85,7 +87,12 @@ final class ExportOutput implements StreamingOutput {
         } catch (Throwable failure) {
             if (client.failed != null) {
                 if (tx != null) tx.terminate();
-                log.info("export to %s client ended early: %s", format.pathSegment(), client.failed.getMessage());
+                if (ticket.stalled()) {
+                    log.info("export to %s ended: the client read nothing for %s (%s)", format.pathSegment(),
+                            ticket.stallTimeout(), ExportSettings.WRITE_STALL_TIMEOUT.name());
+                } else {
+                    log.info("export to %s client ended early: %s", format.pathSegment(), client.failed.getMessage());
+                }
                 throw client.failed;
             }
             log.warn("export failed after streaming started: " + failure, failure);
@@ -97,8 +104,12 @@ final class ExportOutput implements StreamingOutput {
                 throw client.failed != null ? client.failed : e;
             }
         } finally {
-            out.abort(); // after finish() a no-op; otherwise releases buffers and any compressor thread
-            if (tx != null) tx.close();
+            try {
+                out.abort(); // after finish() a no-op; otherwise releases buffers and any compressor thread
+                if (tx != null) tx.close();
+            } finally {
+                ticket.close();
+            }
         }
     }
 
@@ -183,39 +194,53 @@ final class ExportOutput implements StreamingOutput {
         }
     }
 
-    /** Remembers the first failure of the servlet stream: after it the client is gone. */
+    /**
+     * Remembers the first failure of the servlet stream (after it the client is gone), and tells the ticket when a
+     * write is under way, so that one the client does not take can be ended.
+     */
     private static final class ClientStream extends FilterOutputStream {
         /** Set by whichever thread writes to the client (the LZF compressor writes from its own). */
         volatile IOException failed;
+        private final ExportAdmission.Ticket ticket;
 
-        ClientStream(OutputStream out) {
+        ClientStream(OutputStream out, ExportAdmission.Ticket ticket) {
             super(out);
+            this.ticket = ticket;
         }
 
         @Override
         public void write(int b) throws IOException {
+            ticket.writing();
             try {
                 out.write(b);
             } catch (IOException e) {
                 throw fail(e);
+            } finally {
+                ticket.written();
             }
         }
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
+            ticket.writing();
             try {
                 out.write(b, off, len);
             } catch (IOException e) {
                 throw fail(e);
+            } finally {
+                ticket.written();
             }
         }
 
         @Override
         public void flush() throws IOException {
+            ticket.writing();
             try {
                 out.flush();
             } catch (IOException e) {
                 throw fail(e);
+            } finally {
+                ticket.written();
             }
         }
 

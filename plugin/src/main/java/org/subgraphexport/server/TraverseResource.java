@@ -81,7 +81,8 @@ public final class TraverseResource {
             return Response.ok((StreamingOutput) stream -> stream.write(cached), format.mediaType())
                     .tag(tag).cacheControl(ETags.REVALIDATE).header(ETags.CACHE_HEADER, "hit").build();
         }
-        ExportOutput output = new ExportOutput(() -> caller.begin(db, limits.timeoutMillis()), format,
+        ExportAdmission.Ticket ticket = ExportAdmission.of(dbms).admit(config, caller, httpRequest);
+        ExportOutput output = new ExportOutput(ticket, () -> caller.begin(db, limits.timeoutMillis()), format,
                 (tx, out) -> TraverseExport.run(tx, root, spec, config.get(ExportSettings.READ_THREADS), out), log);
         if (cacheSize > 0 && !directives.noStore()) {
             output.capturing(new ExportOutput.Capture(cacheSize, bytes -> cache.put(tag.getValue(), version, bytes)));
