@@ -64,8 +64,8 @@ public final class ExportSettings implements SettingsDeclaration {
 
     @Description("Most exports streaming at once on this server; a request above it is answered 503 with Retry-After "
             + "before anything is read. Each export holds one HTTP worker thread for as long as it streams, so this "
-            + "keeps threads free for every other HTTP user (the Query API included). 0: half of "
-            + "server.threads.worker_count.")
+            + "keeps threads free for every other HTTP user (the Query API included). 0: half of the "
+            + "HTTP server's request threads (Jetty's pool, sized from server.threads.worker_count; 10 on a small machine).")
     public static final Setting<Integer> MAX_CONCURRENT = SettingImpl.newBuilder(
                     "server.subgraph_export.max_concurrent", INT, 0)
             .addConstraint(min(0))

@@ -68,7 +68,8 @@ import org.subgraphexport.wire.GraphWriter;
  * <h2>Memory</h2>
  * Each node id visited, twice (two {@link LongIdSet}s: emitted, member: 1 bit to 16 bytes an id, depending on how
  * close together the ids are, counted in the transaction's memory tracker) and, when a type is followed in both
- * directions, each relationship id; plus the current and next BFS level as long lists and the attach stack. Records
+ * directions, each relationship id; plus the current and next BFS level as long lists (8 bytes an id, counted in the
+ * memory tracker too) and the attach stack. Records
  * stream out as they are read; nothing else grows with the subgraph. A parallel walk also holds a ring of
  * {@code 2 * readThreads + 1} batches (records being filled, read or written) of at most
  * {@value ParallelEntityWriter#DEFAULT_BATCH_RECORDS} records and about 1 MiB of values each, whatever the size
@@ -78,6 +79,8 @@ import org.subgraphexport.wire.GraphWriter;
  * for its workers) before its transaction is closed.
  */
 public final class SubgraphWalker implements AutoCloseable {
+    private static final int LEVEL_STEP = 8192;
+
     private final KernelTransaction ktx;
     private final Read read;
     private final TokenRead tokenRead;
@@ -95,6 +98,7 @@ public final class SubgraphWalker implements AutoCloseable {
     private final double minConcurrency;
     private WalkOutput entities;
     private boolean depthCut;
+    private long levelIdsCounted;
 
     /** The single-threaded walk: the reference every parallel walk must equal. */
     public SubgraphWalker(KernelTransaction ktx) {
@@ -192,6 +196,7 @@ public final class SubgraphWalker implements AutoCloseable {
                         }
                         if (members.add(other)) {
                             nextLevel.add(other);
+                            countLevelIds(level.size() + nextLevel.size());
                         }
                         entities.writeRelationship(expandRels);
                         if (!drainAttached(attach)) {
@@ -207,6 +212,17 @@ public final class SubgraphWalker implements AutoCloseable {
         }
         if (spec.reportDepthCut() && depth == spec.maxDepth() && expandsFurther(level, expand)) {
             depthCut = true;
+        }
+    }
+
+    /**
+     * Counts the two BFS levels (8 bytes an id; the lists keep their largest capacity) in the transaction's memory
+     * tracker, in steps of {@value #LEVEL_STEP} ids.
+     */
+    private void countLevelIds(long ids) {
+        if (ids > levelIdsCounted) {
+            ktx.memoryTracker().allocateHeap(8L * LEVEL_STEP);
+            levelIdsCounted += LEVEL_STEP;
         }
     }
 

@@ -83,9 +83,9 @@ public final class CypherResource {
 
     public CypherResource(@Context DatabaseManagementService dbms, @Context Config config, @Context LogProvider logs) {
         this.databases = new Databases(dbms, config);
-        this.admission = ExportAdmission.of(dbms);
         this.config = config;
         this.log = logs.getLog(CypherResource.class);
+        this.admission = ExportAdmission.of(dbms, log);
     }
 
     @POST
@@ -115,6 +115,7 @@ public final class CypherResource {
             ticket.close();
             throw e;
         }
+        ticket.watch(tx); // a client that leaves while the query computes its first row ends it too
         Result result;
         try {
             SecurityContext context = tx.securityContext();

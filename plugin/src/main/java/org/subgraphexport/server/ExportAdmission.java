@@ -1,5 +1,7 @@
 package org.subgraphexport.server;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -14,31 +16,39 @@ import javax.servlet.http.HttpServletRequest;
 import javax.ws.rs.core.Response;
 import org.eclipse.jetty.ee8.nested.HttpChannel;
 import org.eclipse.jetty.ee8.nested.Request;
+import org.eclipse.jetty.util.BufferUtil;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ThreadPool;
 import org.neo4j.configuration.Config;
 import org.neo4j.dbms.api.DatabaseManagementService;
-import org.neo4j.graphdb.config.Setting;
 import org.neo4j.kernel.api.exceptions.Status;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.neo4j.logging.Log;
 import org.subgraphexport.config.ExportSettings;
 
 /**
  * Which exports may stream, and the end of those whose client stopped reading. One per DBMS.
  *
  * <p>An export writes its response with Jetty's blocking output on one of the server's HTTP worker threads
- * ({@code server.threads.worker_count}, shared with every other HTTP user, the Query API included); a client that
+ * (Jetty's pool, sized from {@code server.threads.worker_count}, shared with every other HTTP user, the Query API
+ * included); a client that
  * stops reading blocks that thread in the write until Jetty's idle timeout. So exports are admitted up to
  * {@link ExportSettings#MAX_CONCURRENT} at once and {@link ExportSettings#MAX_CONCURRENT_PER_USER} per user; above
  * either the request is answered 503 with {@code Retry-After} before anything is read. An admitted export's
  * {@link Ticket} watches its writes: one blocked longer than {@link ExportSettings#WRITE_STALL_TIMEOUT} terminates
  * the transaction and aborts the response (if the write is still blocked a second later, the connection is closed),
- * which fails the write, ends the export and frees the thread, the slot and the transaction.
+ * which fails the write, ends the export and frees the thread, the slot and the transaction. While an export writes
+ * nothing (a Cypher query still computing), its HTTP/1 connection is read without blocking once a second: a client
+ * that has closed it or reset it ends the export the same way, within about a second.
  */
 final class ExportAdmission {
     static final String BUSY = "Export.ServerBusy";
     static final int RETRY_AFTER_SECONDS = 1;
-    static final String WORKER_THREADS = "server.threads.worker_count";
+    private static final int MIN_HTTP_THREADS = 8;
     private static final long TICK_MILLIS = 200;
     private static final long CLOSE_AFTER_ABORT_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How often the connection of an export that is not writing is looked at for a client that has gone. */
+    private static final long PROBE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private static final Map<DatabaseManagementService, ExportAdmission> PER_DBMS = new WeakHashMap<>();
     /** Every running export of every DBMS in this JVM, looked at by one watchdog thread. */
@@ -53,25 +63,38 @@ final class ExportAdmission {
         WATCHDOG.scheduleWithFixedDelay(ExportAdmission::checkStalls, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
+    private final Log log;
     private int running;
     private final Map<String, Integer> perUser = new HashMap<>();
+    private int loggedMax;
+    private int loggedMaxPerUser;
 
-    static synchronized ExportAdmission of(DatabaseManagementService dbms) {
-        return PER_DBMS.computeIfAbsent(dbms, d -> new ExportAdmission());
+    private ExportAdmission(Log log) {
+        this.log = log;
     }
 
-    /** The most exports at once: the setting, or half of the HTTP worker threads. */
-    static int maxConcurrent(Config config) {
+    static synchronized ExportAdmission of(DatabaseManagementService dbms, Log log) {
+        return PER_DBMS.computeIfAbsent(dbms, d -> new ExportAdmission(log));
+    }
+
+    /**
+     * The most exports at once: the setting, or half of the threads the HTTP server can give to requests
+     * ({@code httpThreads}, Jetty's pool less its acceptors and selectors).
+     */
+    static int maxConcurrent(Config config, int httpThreads) {
         int max = config.get(ExportSettings.MAX_CONCURRENT);
-        if (max > 0) return max;
-        Setting<Object> workers = config.getDeclaredSettings().get(WORKER_THREADS);
-        Object threads = workers == null ? null : config.get(workers);
-        return Math.max(1, (threads instanceof Integer n ? n : Runtime.getRuntime().availableProcessors()) / 2);
+        return max > 0 ? max : Math.max(1, httpThreads / 2);
     }
 
-    static int maxConcurrentPerUser(Config config) {
+    static int maxConcurrentPerUser(Config config, int httpThreads) {
         int max = config.get(ExportSettings.MAX_CONCURRENT_PER_USER);
-        return max > 0 ? max : Math.max(1, maxConcurrent(config) / 2);
+        return max > 0 ? max : Math.max(1, maxConcurrent(config, httpThreads) / 2);
+    }
+
+    /** Threads of the HTTP server that can run requests; Neo4j never gives Jetty fewer than 8. */
+    private static int httpThreads(HttpChannel channel) {
+        ThreadPool pool = channel == null ? null : channel.getServer().getThreadPool();
+        return pool instanceof QueuedThreadPool queued ? queued.getMaxAvailableThreads() : MIN_HTTP_THREADS;
     }
 
     /**
@@ -80,9 +103,18 @@ final class ExportAdmission {
      */
     Ticket admit(Config config, Caller caller, HttpServletRequest request) {
         String user = caller.user().isEmpty() ? "address " + request.getRemoteAddr() : caller.user();
-        int max = maxConcurrent(config);
-        int maxPerUser = maxConcurrentPerUser(config);
+        Request base = Request.getBaseRequest(request);
+        HttpChannel channel = base == null ? null : base.getHttpChannel();
+        int threads = httpThreads(channel);
+        int max = maxConcurrent(config, threads);
+        int maxPerUser = maxConcurrentPerUser(config, threads);
         synchronized (this) {
+            if (max != loggedMax || maxPerUser != loggedMaxPerUser) {
+                loggedMax = max;
+                loggedMaxPerUser = maxPerUser;
+                log.info("exports: at most %d at once, %d per user; the HTTP server has %d request threads", max,
+                        maxPerUser, threads);
+            }
             if (running >= max) {
                 throw busy("the server is streaming its maximum of " + max + " exports ("
                         + ExportSettings.MAX_CONCURRENT.name() + ")");
@@ -96,8 +128,7 @@ final class ExportAdmission {
             running++;
             perUser.put(user, mine + 1);
         }
-        Request base = Request.getBaseRequest(request);
-        return new Ticket(user, base == null ? null : base.getHttpChannel(),
+        return new Ticket(user, channel, request.getProtocol().startsWith("HTTP/1."),
                 config.get(ExportSettings.WRITE_STALL_TIMEOUT));
     }
 
@@ -129,21 +160,27 @@ final class ExportAdmission {
     final class Ticket implements AutoCloseable {
         private final String user;
         private final HttpChannel channel;
+        /** HTTP/1.x on its own connection: the watchdog may look for the client's end of the connection. */
+        private boolean probing;
+        private final ByteBuffer probe = BufferUtil.allocate(1);
         private final long stallNanos;
         private final Duration stall;
         private volatile long writingSince;
         private volatile InternalTransaction tx;
-        private volatile long abortedAt;
+        private volatile String endedBecause;
+        private long abortedAt;
+        private long probedAt;
         private boolean closed;
 
-        private Ticket(String user, HttpChannel channel, Duration stall) {
+        private Ticket(String user, HttpChannel channel, boolean http1, Duration stall) {
             this.user = user;
             this.channel = channel;
+            this.probing = channel != null && http1;
             this.stall = stall;
             this.stallNanos = stall.toNanos();
         }
 
-        /** From now on the watchdog ends the export if a write stalls. */
+        /** From now on the watchdog ends the export if a write stalls or the client leaves. Idempotent. */
         void watch(InternalTransaction transaction) {
             tx = transaction;
             RUNNING.add(this);
@@ -157,28 +194,51 @@ final class ExportAdmission {
             writingSince = 0;
         }
 
-        /** True once the watchdog ended this export because its client stopped reading. */
-        boolean stalled() {
-            return abortedAt != 0;
-        }
-
-        Duration stallTimeout() {
-            return stall;
+        /** Why the watchdog ended this export (a stalled write, a client gone), or null. */
+        String endedBecause() {
+            return endedBecause;
         }
 
         private void check(long now) {
-            long since = writingSince;
-            if (since == 0 || now - since < stallNanos) return;
-            if (abortedAt == 0) {
-                abortedAt = now;
-                InternalTransaction t = tx;
-                if (t != null) t.terminate(Status.Transaction.Terminated);
-                if (channel != null) {
-                    channel.abort(new TimeoutException("no write progress for " + stall.toMillis() + " ms"));
-                }
-            } else if (now - abortedAt > CLOSE_AFTER_ABORT_NANOS && channel != null) {
-                channel.getEndPoint().close();
+            if (abortedAt != 0) {
+                // still blocked a second after the abort: close the connection itself
+                if (writingSince != 0 && now - abortedAt > CLOSE_AFTER_ABORT_NANOS) channel.getEndPoint().close();
+                return;
             }
+            long since = writingSince;
+            if (since != 0) {
+                if (now - since >= stallNanos) {
+                    end(now, "the client read nothing for " + stall.toMillis() + " ms ("
+                            + ExportSettings.WRITE_STALL_TIMEOUT.name() + ")");
+                }
+            } else if (probing && now - probedAt >= PROBE_NANOS) {
+                probedAt = now;
+                if (clientClosed()) end(now, "the client closed the connection");
+            }
+        }
+
+        /**
+         * Reads from the connection without blocking: end of stream or a reset means the client has gone. The request
+         * has been read whole, so anything else there is a pipelined next request, which this read consumes: the
+         * connection is not reused after an export (rare: clients do not pipeline), and probing stops.
+         */
+        private boolean clientClosed() {
+            try {
+                BufferUtil.clear(probe);
+                int read = channel.getEndPoint().fill(probe);
+                if (read > 0) probing = false;
+                return read < 0;
+            } catch (IOException e) {
+                return true;
+            }
+        }
+
+        private void end(long now, String reason) {
+            endedBecause = reason;
+            abortedAt = now;
+            InternalTransaction t = tx;
+            if (t != null) t.terminate(Status.Transaction.Terminated);
+            if (channel != null) channel.abort(new TimeoutException(reason));
         }
 
         @Override

@@ -8,7 +8,6 @@ import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.api.exceptions.Status;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.logging.Log;
-import org.subgraphexport.config.ExportSettings;
 import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
@@ -24,7 +23,7 @@ import org.subgraphexport.wire.TokenNames;
  *   <li>A failure while reading or encoding: an error record with the Neo4j status code when there is one,
  *       then the writer is finished, so the client sees a well-formed stream that says what went wrong.</li>
  *   <li>The client went away (a write to the servlet stream failed), or stopped reading for longer than
- *       {@link ExportSettings#WRITE_STALL_TIMEOUT} (the {@link ExportAdmission.Ticket} aborts the response): nothing
+ *       {@code server.subgraph_export.write_stall_timeout} (the {@link ExportAdmission.Ticket} aborts the response): nothing
  *       more can be written; the transaction is terminated so the read stops and its resources are released, and
  *       the exception is rethrown for the container.</li>
  *   <li>Whatever the end, the export's slot is given back.</li>
@@ -87,9 +86,8 @@ final class ExportOutput implements StreamingOutput {
         } catch (Throwable failure) {
             if (client.failed != null) {
                 if (tx != null) tx.terminate();
-                if (ticket.stalled()) {
-                    log.info("export to %s ended: the client read nothing for %s (%s)", format.pathSegment(),
-                            ticket.stallTimeout(), ExportSettings.WRITE_STALL_TIMEOUT.name());
+                if (ticket.endedBecause() != null) {
+                    log.info("export to %s ended: %s", format.pathSegment(), ticket.endedBecause());
                 } else {
                     log.info("export to %s client ended early: %s", format.pathSegment(), client.failed.getMessage());
                 }
@@ -199,6 +197,8 @@ final class ExportOutput implements StreamingOutput {
      * write is under way, so that one the client does not take can be ended.
      */
     private static final class ClientStream extends FilterOutputStream {
+        /** The most bytes one write hands the container: a client must take this much per stall time. */
+        static final int WRITE_PIECE = 32 * 1024;
         /** Set by whichever thread writes to the client (the LZF compressor writes from its own). */
         volatile IOException failed;
         private final ExportAdmission.Ticket ticket;
@@ -220,15 +220,20 @@ final class ExportOutput implements StreamingOutput {
             }
         }
 
+        /** In pieces of {@link #WRITE_PIECE}: each must go out within the stall time, whatever the buffer's size. */
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            ticket.writing();
-            try {
-                out.write(b, off, len);
-            } catch (IOException e) {
-                throw fail(e);
-            } finally {
-                ticket.written();
+            for (int done = 0; done < len; ) {
+                int n = Math.min(len - done, WRITE_PIECE);
+                ticket.writing();
+                try {
+                    out.write(b, off + done, n);
+                } catch (IOException e) {
+                    throw fail(e);
+                } finally {
+                    ticket.written();
+                }
+                done += n;
             }
         }
 

@@ -81,7 +81,7 @@ public final class TraverseResource {
             return Response.ok((StreamingOutput) stream -> stream.write(cached), format.mediaType())
                     .tag(tag).cacheControl(ETags.REVALIDATE).header(ETags.CACHE_HEADER, "hit").build();
         }
-        ExportAdmission.Ticket ticket = ExportAdmission.of(dbms).admit(config, caller, httpRequest);
+        ExportAdmission.Ticket ticket = ExportAdmission.of(dbms, log).admit(config, caller, httpRequest);
         ExportOutput output = new ExportOutput(ticket, () -> caller.begin(db, limits.timeoutMillis()), format,
                 (tx, out) -> TraverseExport.run(tx, root, spec, config.get(ExportSettings.READ_THREADS), out), log);
         if (cacheSize > 0 && !directives.noStore()) {

@@ -3,6 +3,7 @@ package org.subgraphexport.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -26,7 +27,8 @@ import org.subgraphexport.wire.Format;
  * Clients that start a big export and stop reading (a 4 KiB receive buffer, never read, socket left open), and what
  * the server's other users see meanwhile: the Query API and another user's small export answer within a second,
  * exports above the bounds get 503 with Retry-After, every connection gets a status line, and a stalled export's
- * transaction ends after the write-stall time. Authentication is on: the bound per user is keyed by user name.
+ * transaction ends after the write-stall time. A client that leaves while a Cypher query computes, writing nothing,
+ * ends its transaction within seconds. Authentication is on: the bound per user is keyed by user name.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SlowClientsIT {
@@ -54,21 +56,25 @@ class SlowClientsIT {
                 "CREATE USER other SET PASSWORD '" + PASSWORD + "' CHANGE NOT REQUIRED", Map.of(), NEO4J);
         assertEquals(202, user.statusCode(), () -> new String(user.body(), StandardCharsets.UTF_8));
         // 2,000 children of 20,000 characters each: a 40 MB JSON response, far more than the socket buffers hold
-        bigRoot = create("""
-                CREATE (r:BigRoot) WITH r UNWIND range(1, $n) AS i
-                CREATE (r)-[:CHILDREN]->(:Big {i: i, s: $s})
-                RETURN DISTINCT elementId(r)""", Map.of("n", BIG_CHILDREN, "s", "abcdefghij".repeat(2_000)));
-        smallRoot = create("""
-                CREATE (r:SmallRoot) WITH r UNWIND range(1, $n) AS i
-                CREATE (r)-[:CHILDREN]->(:Small {i: i})
-                RETURN DISTINCT elementId(r)""", Map.of("n", SMALL_CHILDREN));
+        bigRoot = createChildren("BigRoot", "Big {i: i, s: $s}", BIG_CHILDREN, 500, "abcdefghij".repeat(2_000));
+        smallRoot = createChildren("SmallRoot", "Small {i: i}", SMALL_CHILDREN, 1_000, "");
     }
 
-    /** Runs a statement returning one element id through the Query API. */
-    private String create(String statement, Map<String, ?> parameters) throws IOException {
-        HttpResponse<byte[]> r = server.queryApi("neo4j", statement, parameters, NEO4J);
+    /** A root with {@code n} children, committed every {@code batch}. */
+    private String createChildren(String rootLabel, String child, int n, int batch, String s) throws IOException {
+        String root = rootId(server.queryApi("neo4j", "CREATE (r:" + rootLabel + ") RETURN elementId(r)", Map.of(),
+                NEO4J));
+        rootId(server.queryApi("neo4j", "MATCH (r:" + rootLabel + ") UNWIND range(1, $n) AS i CALL (r, i) { CREATE (r)"
+                + "-[:CHILDREN]->(:" + child + ") } IN TRANSACTIONS OF " + batch + " ROWS RETURN 1 LIMIT 1",
+                Map.of("n", n, "s", s), NEO4J));
+        return root;
+    }
+
+    private static String rootId(HttpResponse<byte[]> r) throws IOException {
         assertEquals(202, r.statusCode(), () -> new String(r.body(), StandardCharsets.UTF_8));
-        return RealNeo4jServer.JSON.readTree(r.body()).path("data").path("values").path(0).path(0).asText();
+        JsonNode json = RealNeo4jServer.JSON.readTree(r.body());
+        assertTrue(json.path("errors").isMissingNode() || json.path("errors").isEmpty(), json::toString);
+        return json.path("data").path("values").path(0).path(0).asText();
     }
 
     @AfterAll
@@ -156,6 +162,29 @@ class SlowClientsIT {
             assertEquals(SMALL_CHILDREN + 1,
                     ExportRequest.traverse("root", smallRoot).export(server, Format.JSON, NEO4J).nodes().size());
         }
+    }
+
+    @Test
+    void aClientThatLeavesWhileTheQueryIsStillComputingEndsItsTransactionWithinSeconds() throws Exception {
+        awaitExportTransactions(0, 10_000);
+        // tens of seconds without a row: nothing is written while it runs
+        byte[] body = "{\"query\": \"UNWIND range(1, 2000000000) AS x WITH x WHERE x < 0 RETURN x\"}"
+                .getBytes(StandardCharsets.UTF_8);
+        Socket socket = new Socket();
+        socket.connect(new InetSocketAddress(server.httpUri.getHost(), server.httpUri.getPort()), 2_000);
+        socket.getOutputStream().write(("POST /extension/json/cypher HTTP/1.1\r\nHost: " + server.httpUri.getAuthority()
+                + "\r\nAuthorization: " + OTHER + "\r\nContent-Type: application/json\r\nContent-Length: "
+                + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream().write(body);
+        socket.getOutputStream().flush();
+        awaitExportTransactions(1, 5_000);
+        long t0 = System.nanoTime();
+        socket.close();
+        awaitExportTransactions(0, 10_000);
+        long endedMillis = (System.nanoTime() - t0) / 1_000_000;
+        System.out.printf("SlowClientsIT: a client left during the query; its transaction ended %d ms later%n",
+                endedMillis);
+        assertTrue(endedMillis < 3_000, "ended after " + endedMillis + " ms");
     }
 
     /** Waits until SHOW TRANSACTIONS lists exactly {@code count} export transactions. */
