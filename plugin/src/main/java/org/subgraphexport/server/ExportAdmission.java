@@ -94,7 +94,7 @@ final class ExportAdmission {
     /** Threads of the HTTP server that can run requests; Neo4j never gives Jetty fewer than 8. */
     private static int httpThreads(HttpChannel channel) {
         ThreadPool pool = channel == null ? null : channel.getServer().getThreadPool();
-        return pool instanceof QueuedThreadPool queued ? queued.getMaxAvailableThreads() : MIN_HTTP_THREADS;
+        return pool instanceof QueuedThreadPool queued ? queued.getMaxThreads() - queued.getLeasedThreads() : MIN_HTTP_THREADS;
     }
 
     /**
