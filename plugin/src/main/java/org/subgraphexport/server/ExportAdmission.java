@@ -94,7 +94,9 @@ final class ExportAdmission {
     /** Threads of the HTTP server that can run requests; Neo4j never gives Jetty fewer than 8. */
     private static int httpThreads(HttpChannel channel) {
         ThreadPool pool = channel == null ? null : channel.getServer().getThreadPool();
-        return pool instanceof QueuedThreadPool queued ? queued.getMaxThreads() - queued.getLeasedThreads() : MIN_HTTP_THREADS;
+        return pool instanceof QueuedThreadPool queued
+                ? queued.getMaxThreads() - queued.getLeasedThreads()
+                : MIN_HTTP_THREADS;
     }
 
     /**
@@ -128,8 +130,7 @@ final class ExportAdmission {
             running++;
             perUser.put(user, mine + 1);
         }
-        return new Ticket(user, channel, request.getProtocol().startsWith("HTTP/1."),
-                config.get(ExportSettings.WRITE_STALL_TIMEOUT));
+        return new Ticket(user, channel, config.get(ExportSettings.WRITE_STALL_TIMEOUT));
     }
 
     private static ApiError busy(String message) {
@@ -172,10 +173,11 @@ final class ExportAdmission {
         private long probedAt;
         private boolean closed;
 
-        private Ticket(String user, HttpChannel channel, boolean http1, Duration stall) {
+        private Ticket(String user, HttpChannel channel, Duration stall) {
             this.user = user;
             this.channel = channel;
-            this.probing = channel != null && http1;
+            // HTTP/1.x only: on HTTP/2 (h2c included) the connection carries other streams' frames
+            this.probing = channel != null && channel.getConnectionMetaData().getHttpVersion().getVersion() < 20;
             this.stall = stall;
             this.stallNanos = stall.toNanos();
         }
