@@ -84,14 +84,15 @@ final class ExportOutput implements StreamingOutput {
                 capture.complete().accept(copy.copy.toByteArray());
             }
         } catch (Throwable failure) {
-            if (client.failed != null) {
+            String ended = ticket.endedBecause(); // the watchdog's: the response is aborted, nothing more goes out
+            if (client.failed != null || ended != null) {
                 if (tx != null) tx.terminate();
-                if (ticket.endedBecause() != null) {
-                    log.info("export to %s ended: %s", format.pathSegment(), ticket.endedBecause());
+                if (ended != null) {
+                    log.info("export to %s ended: %s", format.pathSegment(), ended);
                 } else {
                     log.info("export to %s client ended early: %s", format.pathSegment(), client.failed.getMessage());
                 }
-                throw client.failed;
+                throw client.failed != null ? client.failed : new IOException(ended, failure);
             }
             log.warn("export failed after streaming started: " + failure, failure);
             try {
