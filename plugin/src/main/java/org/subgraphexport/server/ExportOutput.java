@@ -87,11 +87,8 @@ final class ExportOutput implements StreamingOutput {
             String ended = ticket.endedBecause(); // the watchdog's: the response is aborted, nothing more goes out
             if (client.failed != null || ended != null) {
                 if (tx != null) tx.terminate();
-                if (ended != null) {
-                    log.info("export to %s ended: %s", format.pathSegment(), ended);
-                } else {
-                    log.info("export to %s client ended early: %s", format.pathSegment(), client.failed.getMessage());
-                }
+                log.info("export to %s client ended early: %s", format.pathSegment(),
+                        ended != null ? ended : client.failed.getMessage());
                 throw client.failed != null ? client.failed : new IOException(ended, failure);
             }
             log.warn("export failed after streaming started: " + failure, failure);
