@@ -83,4 +83,29 @@ public final class ExportSettings implements SettingsDeclaration {
                     "server.subgraph_export.compression_min_size", BYTES, 1024L)
             .addConstraint(range(0L, 1024L * 1024))
             .build();
+
+    @Description("Most exports streaming at once on this server; a request above it is answered 503 with Retry-After "
+            + "before anything is read. Each export holds one HTTP worker thread for as long as it streams, so this "
+            + "keeps threads free for every other HTTP user (the Query API included). 0: half of the "
+            + "HTTP server's request threads (Jetty's pool, sized from server.threads.worker_count; 10 on a small machine).")
+    public static final Setting<Integer> MAX_CONCURRENT = SettingImpl.newBuilder(
+                    "server.subgraph_export.max_concurrent", INT, 0)
+            .addConstraint(min(0))
+            .build();
+
+    @Description("Most exports one user (with authentication disabled: one client address) may stream at once; above "
+            + "it 503 with Retry-After, so that one user's stalled clients cannot take every export slot. 0: half of "
+            + "max_concurrent.")
+    public static final Setting<Integer> MAX_CONCURRENT_PER_USER = SettingImpl.newBuilder(
+                    "server.subgraph_export.max_concurrent_per_user", INT, 0)
+            .addConstraint(min(0))
+            .build();
+
+    @Description("An export whose write to the client has made no progress for this long (a client that stopped "
+            + "reading) is ended: its connection is aborted and its transaction terminated, freeing the worker "
+            + "thread, the export slot and the transaction's resources.")
+    public static final Setting<Duration> WRITE_STALL_TIMEOUT = SettingImpl.newBuilder(
+                    "server.subgraph_export.write_stall_timeout", DURATION, Duration.ofSeconds(10))
+            .addConstraint(range(Duration.ofMillis(100), Duration.ofHours(1)))
+            .build();
 }

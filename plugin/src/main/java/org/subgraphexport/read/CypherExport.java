@@ -26,7 +26,8 @@ import org.subgraphexport.wire.Header;
  *       only) and referred to by id inside it.</li>
  * </ul>
  * Either way each node and relationship is written once, as rows arrive, and a relationship's end nodes are
- * written before it (even when the query did not return them). Deduplication holds one bit per id seen.
+ * written before it (even when the query did not return them). Deduplication holds each id seen once ({@link LongIdSet}: 1 bit to 16 bytes an id, counted in the
+ * transaction's memory).
  * Scalars go through Neo4j's own value conversion ({@code Values.of}) and {@link ValueBridge}, so rows carry
  * every type properties can.
  *
@@ -44,8 +45,8 @@ public final class CypherExport implements AutoCloseable {
     private final RelationshipScanCursor relationship;
     private final GraphWriter out;
     private final ValueBridge values;
-    private final LongBitSet nodes = new LongBitSet();
-    private final LongBitSet relationships = new LongBitSet();
+    private final LongIdSet nodes;
+    private final LongIdSet relationships;
 
     private CypherExport(KernelTransaction ktx, WalkOutput entities, GraphWriter out) {
         this.entities = entities;
@@ -53,6 +54,8 @@ public final class CypherExport implements AutoCloseable {
         this.relationship = ktx.cursors().allocateRelationshipScanCursor(ktx.cursorContext(), ktx.memoryTracker());
         this.out = out;
         this.values = new ValueBridge(out);
+        this.nodes = new LongIdSet(ktx.memoryTracker());
+        this.relationships = new LongIdSet(ktx.memoryTracker());
     }
 
     /**

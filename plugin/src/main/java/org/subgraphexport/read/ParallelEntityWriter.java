@@ -150,7 +150,7 @@ final class ParallelEntityWriter implements WalkOutput {
     private long relationships;
     private boolean truncated;
     /** Nodes found gone by a reader after the walker had accepted them; their relationships are skipped. */
-    private LongBitSet gone;
+    private LongIdSet gone;
     private int[] labelBuffer = new int[8];
     /** Records the next batch gathers: from the weight of the records written so far (see {@link #BATCH_BYTES}). */
     private int nextTarget;
@@ -360,7 +360,7 @@ final class ParallelEntityWriter implements WalkOutput {
             long id = batch.ids[i];
             if (batch.types[i] == RecordBatch.NODE) {
                 if (!batch.present[i]) {
-                    if (gone == null) gone = new LongBitSet();
+                    if (gone == null) gone = new LongIdSet(ktx.memoryTracker());
                     gone.add(id);
                 } else {
                     int labelCount = labelEnd - labelStart;

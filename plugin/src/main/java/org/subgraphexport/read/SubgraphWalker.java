@@ -41,7 +41,7 @@ import org.subgraphexport.wire.GraphWriter;
  *
  * <h2>Parallel reads</h2>
  * With {@code readThreads > 1} the walk is split in two kinds of work. This thread (the request thread) does
- * everything that decides the stream: the breadth-first expansion, the attach recursion, the bit sets, the limit,
+ * everything that decides the stream: the breadth-first expansion, the attach recursion, the visited sets, the limit,
  * the termination checks, and it alone calls the {@link GraphWriter}. Reading each emitted record's labels and
  * property values, most of the cost of an export, is done in batches by up to {@code readThreads - 1} workers
  * (and by this thread whenever it would otherwise wait), each with its own cursors on a kernel
@@ -66,8 +66,10 @@ import org.subgraphexport.wire.GraphWriter;
  * </ul>
  *
  * <h2>Memory</h2>
- * One bit per node id (two bit sets: emitted, member) and, when a type is followed in both directions, one
- * bit per relationship id; plus the current and next BFS level as long lists and the attach stack. Records
+ * Each node id visited, twice (two {@link LongIdSet}s: emitted, member: 1 bit to 16 bytes an id, depending on how
+ * close together the ids are, counted in the transaction's memory tracker) and, when a type is followed in both
+ * directions, each relationship id; plus the current and next BFS level as long lists (8 bytes an id, counted in the
+ * memory tracker too) and the attach stack. Records
  * stream out as they are read; nothing else grows with the subgraph. A parallel walk also holds a ring of
  * {@code 2 * readThreads + 1} batches (records being filled, read or written) of at most
  * {@value ParallelEntityWriter#DEFAULT_BATCH_RECORDS} records and about 1 MiB of values each, whatever the size
@@ -77,6 +79,8 @@ import org.subgraphexport.wire.GraphWriter;
  * for its workers) before its transaction is closed.
  */
 public final class SubgraphWalker implements AutoCloseable {
+    private static final int LEVEL_STEP = 8192;
+
     private final KernelTransaction ktx;
     private final Read read;
     private final TokenRead tokenRead;
@@ -85,15 +89,16 @@ public final class SubgraphWalker implements AutoCloseable {
     private final RelationshipTraversalCursor expandRels;
     private final RelationshipTraversalCursor attachRels;
 
-    private final LongBitSet emitted = new LongBitSet();
-    private final LongBitSet members = new LongBitSet();
-    private LongBitSet seenRelationships;
+    private final LongIdSet emitted;
+    private final LongIdSet members;
+    private LongIdSet seenRelationships;
     private final LongArrayList attachStack = new LongArrayList();
     private final int readThreads;
     private final int batchRecords;
     private final double minConcurrency;
     private WalkOutput entities;
     private boolean depthCut;
+    private long levelIdsCounted;
 
     /** The single-threaded walk: the reference every parallel walk must equal. */
     public SubgraphWalker(KernelTransaction ktx) {
@@ -123,6 +128,8 @@ public final class SubgraphWalker implements AutoCloseable {
         CursorFactory cursors = ktx.cursors();
         CursorContext context = ktx.cursorContext();
         MemoryTracker memory = ktx.memoryTracker();
+        this.emitted = new LongIdSet(memory);
+        this.members = new LongIdSet(memory);
         this.expandNode = cursors.allocateNodeCursor(context, memory);
         this.attachNode = cursors.allocateNodeCursor(context, memory);
         this.expandRels = cursors.allocateRelationshipTraversalCursor(context, memory);
@@ -151,7 +158,7 @@ public final class SubgraphWalker implements AutoCloseable {
         RelationshipSelection[] expand = selections(spec.expand());
         RelationshipSelection[] attach = selections(spec.attach());
         if (spec.expand().hasBothDirections() || spec.attach().hasBothDirections()) {
-            seenRelationships = new LongBitSet();
+            seenRelationships = new LongIdSet(ktx.memoryTracker());
         }
 
         LongArrayList level = new LongArrayList();
@@ -189,6 +196,7 @@ public final class SubgraphWalker implements AutoCloseable {
                         }
                         if (members.add(other)) {
                             nextLevel.add(other);
+                            countLevelIds(level.size() + nextLevel.size());
                         }
                         entities.writeRelationship(expandRels);
                         if (!drainAttached(attach)) {
@@ -204,6 +212,17 @@ public final class SubgraphWalker implements AutoCloseable {
         }
         if (spec.reportDepthCut() && depth == spec.maxDepth() && expandsFurther(level, expand)) {
             depthCut = true;
+        }
+    }
+
+    /**
+     * Counts the two BFS levels (8 bytes an id; the lists keep their largest capacity) in the transaction's memory
+     * tracker, in steps of {@value #LEVEL_STEP} ids.
+     */
+    private void countLevelIds(long ids) {
+        if (ids > levelIdsCounted) {
+            ktx.memoryTracker().allocateHeap(8L * LEVEL_STEP);
+            levelIdsCounted += LEVEL_STEP;
         }
     }
 

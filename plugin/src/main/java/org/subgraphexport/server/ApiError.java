@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Map;
 import javax.ws.rs.WebApplicationException;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
@@ -28,7 +29,12 @@ public final class ApiError extends WebApplicationException {
     private final String code;
 
     public ApiError(Response.Status status, String code, String message) {
-        super(message, response(status.getStatusCode(), code, message));
+        this(status, code, message, Map.of());
+    }
+
+    /** With response headers, such as {@code Retry-After} on a 503. */
+    public ApiError(Response.Status status, String code, String message, Map<String, String> headers) {
+        super(message, response(status.getStatusCode(), code, message, headers));
         this.code = code;
     }
 
@@ -41,6 +47,10 @@ public final class ApiError extends WebApplicationException {
     }
 
     static Response response(int status, String code, String message) {
+        return response(status, code, message, Map.of());
+    }
+
+    private static Response response(int status, String code, String message, Map<String, String> headers) {
         ByteArrayOutputStream body = new ByteArrayOutputStream(128);
         try (JsonGenerator json = JSON.createGenerator(body)) {
             json.writeStartObject();
@@ -51,6 +61,8 @@ public final class ApiError extends WebApplicationException {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(body.toByteArray()).build();
+        Response.ResponseBuilder response = Response.status(status).type(MediaType.APPLICATION_JSON_TYPE);
+        headers.forEach(response::header);
+        return response.entity(body.toByteArray()).build();
     }
 }

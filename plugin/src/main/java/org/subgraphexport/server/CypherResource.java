@@ -77,6 +77,7 @@ public final class CypherResource {
     }
 
     private final Databases databases;
+    private final ExportAdmission admission;
     private final Config config;
     private final Log log;
 
@@ -84,6 +85,7 @@ public final class CypherResource {
         this.databases = new Databases(dbms, config);
         this.config = config;
         this.log = logs.getLog(CypherResource.class);
+        this.admission = ExportAdmission.of(dbms, log);
     }
 
     @POST
@@ -110,7 +112,15 @@ public final class CypherResource {
         GraphDatabaseService db = databases.require(params.get("db"));
         AcceptEncoding.Choice choice = AcceptEncoding.negotiate(httpRequest, format, config);
 
-        InternalTransaction tx = caller.begin(db, limits.timeoutMillis());
+        ExportAdmission.Ticket ticket = admission.admit(config, caller, httpRequest);
+        InternalTransaction tx;
+        try {
+            tx = caller.begin(db, limits.timeoutMillis());
+        } catch (Throwable e) {
+            ticket.close();
+            throw e;
+        }
+        ticket.watch(tx); // a client that leaves while the query computes its first row ends it too
         Result result;
         try {
             SecurityContext context = tx.securityContext();
@@ -124,20 +134,24 @@ public final class CypherResource {
             result.hasNext(); // runs the query up to its first row: its failures still get a status
         } catch (ApiError e) {
             tx.close();
+            ticket.close();
             throw e;
         } catch (RuntimeException e) {
             tx.close();
+            ticket.close();
             throw queryError(e);
         } catch (StackOverflowError e) {
             tx.close();
+            ticket.close();
             throw new ApiError(Response.Status.BAD_REQUEST, QUERY_TOO_DEEP,
                     "the query is nested too deeply for Neo4j's parser");
         } catch (Throwable e) {
             tx.close();
+            ticket.close();
             throw e;
         }
         Transaction open = tx;
-        ExportOutput output = new ExportOutput(() -> open, format,
+        ExportOutput output = new ExportOutput(ticket, () -> open, format,
                 new ExportOutput.Coding(choice, chosen -> AcceptEncoding.announce(httpResponse, chosen)),
                 (t, out) -> CypherExport.run(t, result, rows, limits.maxNodes(), config.get(ExportSettings.READ_THREADS), out),
                 log);

@@ -25,9 +25,11 @@ import org.subgraphexport.wire.TokenNames;
  *       nothing to commit).</li>
  *   <li>A failure while reading or encoding: an error record with the Neo4j status code when there is one,
  *       then the writer is finished, so the client sees a well-formed stream that says what went wrong.</li>
- *   <li>The client went away (a write to the servlet stream failed): nothing more can be written; the
- *       transaction is terminated so the read stops and its resources are released, and the exception is
- *       rethrown for the container.</li>
+ *   <li>The client went away (a write to the servlet stream failed), or stopped reading for longer than
+ *       {@code server.subgraph_export.write_stall_timeout} (the {@link ExportAdmission.Ticket} aborts the response): nothing
+ *       more can be written; the transaction is terminated so the read stops and its resources are released, and
+ *       the exception is rethrown for the container.</li>
+ *   <li>Whatever the end, the export's slot is given back.</li>
  * </ul>
  * The body goes through a {@link CodedStream} in the negotiated content coding, whose frame is completed after the
  * end or error record alike.
@@ -56,6 +58,7 @@ final class ExportOutput implements StreamingOutput {
     /** The negotiated content coding, and what announces the one chosen (headers) before the first byte. */
     record Coding(AcceptEncoding.Choice choice, Consumer<ContentCoding> announce) {}
 
+    private final ExportAdmission.Ticket ticket;
     private final TransactionSource transactions;
     private final Format format;
     private final Body body;
@@ -63,7 +66,10 @@ final class ExportOutput implements StreamingOutput {
     private final Coding coding;
     private Capture capture;
 
-    ExportOutput(TransactionSource transactions, Format format, Coding coding, Body body, Log log) {
+    /** An export admitted with {@code ticket}, which it gives back when the stream ends. */
+    ExportOutput(ExportAdmission.Ticket ticket, TransactionSource transactions, Format format, Coding coding, Body body,
+            Log log) {
+        this.ticket = ticket;
         this.transactions = transactions;
         this.format = format;
         this.coding = coding;
@@ -79,13 +85,14 @@ final class ExportOutput implements StreamingOutput {
 
     @Override
     public void write(OutputStream servletStream) throws IOException {
-        ClientStream client = new ClientStream(servletStream);
+        ClientStream client = new ClientStream(servletStream, ticket);
         CopyStream copy = capture == null ? null : new CopyStream(client, capture.maxBytes());
         CodedStream coded = new CodedStream(copy == null ? client : copy, coding.choice(), coding.announce());
         GraphWriter out = Encoders.open(format, coded);
         Transaction tx = null;
         try {
             tx = transactions.open();
+            ticket.watch((InternalTransaction) tx);
             body.run((InternalTransaction) tx, out);
             out.finish();
             coded.finish();
@@ -93,10 +100,12 @@ final class ExportOutput implements StreamingOutput {
                 capture.complete().accept(coded.coding(), copy.copy.toByteArray());
             }
         } catch (Throwable failure) {
-            if (client.failed != null) {
+            String ended = ticket.endedBecause(); // the watchdog's: the response is aborted, nothing more goes out
+            if (client.failed != null || ended != null) {
                 if (tx != null) tx.terminate();
-                log.info("export to %s client ended early: %s", format.pathSegment(), client.failed.getMessage());
-                throw client.failed;
+                log.info("export to %s client ended early: %s", format.pathSegment(),
+                        ended != null ? ended : client.failed.getMessage());
+                throw client.failed != null ? client.failed : new IOException(ended, failure);
             }
             log.warn("export failed after streaming started: " + failure, failure);
             try {
@@ -108,9 +117,13 @@ final class ExportOutput implements StreamingOutput {
                 throw client.failed != null ? client.failed : e;
             }
         } finally {
-            out.abort(); // after finish() a no-op; otherwise releases buffers and any compressor thread
-            coded.abort();
-            if (tx != null) tx.close();
+            try {
+                out.abort(); // after finish() a no-op; otherwise releases buffers and any compressor thread
+                coded.abort();
+                if (tx != null) tx.close();
+            } finally {
+                ticket.close();
+            }
         }
     }
 
@@ -195,39 +208,60 @@ final class ExportOutput implements StreamingOutput {
         }
     }
 
-    /** Remembers the first failure of the servlet stream: after it the client is gone. */
+    /**
+     * Remembers the first failure of the servlet stream (after it the client is gone), and tells the ticket when a
+     * write is under way, so that one the client does not take can be ended.
+     */
     private static final class ClientStream extends FilterOutputStream {
+        /** The most bytes one write hands the container: a client must take this much per stall time. */
+        static final int WRITE_PIECE = 32 * 1024;
         /** Set by whichever thread writes to the client (a compressor writes from its own). */
         volatile IOException failed;
+        private final ExportAdmission.Ticket ticket;
 
-        ClientStream(OutputStream out) {
+        ClientStream(OutputStream out, ExportAdmission.Ticket ticket) {
             super(out);
+            this.ticket = ticket;
         }
 
         @Override
         public void write(int b) throws IOException {
+            ticket.writing();
             try {
                 out.write(b);
             } catch (IOException e) {
                 throw fail(e);
+            } finally {
+                ticket.written();
             }
         }
 
+        /** In pieces of {@link #WRITE_PIECE}: each must go out within the stall time, whatever the buffer's size. */
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            try {
-                out.write(b, off, len);
-            } catch (IOException e) {
-                throw fail(e);
+            for (int done = 0; done < len; ) {
+                int n = Math.min(len - done, WRITE_PIECE);
+                ticket.writing();
+                try {
+                    out.write(b, off + done, n);
+                } catch (IOException e) {
+                    throw fail(e);
+                } finally {
+                    ticket.written();
+                }
+                done += n;
             }
         }
 
         @Override
         public void flush() throws IOException {
+            ticket.writing();
             try {
                 out.flush();
             } catch (IOException e) {
                 throw fail(e);
+            } finally {
+                ticket.written();
             }
         }
 

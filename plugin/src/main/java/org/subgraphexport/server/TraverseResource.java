@@ -102,7 +102,8 @@ public final class TraverseResource {
             AcceptEncoding.announce(httpResponse, chosen);
             httpResponse.setHeader(HttpHeaders.ETAG, ETags.of(identityTag, chosen).toString());
         });
-        ExportOutput output = new ExportOutput(() -> caller.begin(db, limits.timeoutMillis()), format, coding,
+        ExportAdmission.Ticket ticket = ExportAdmission.of(dbms, log).admit(config, caller, httpRequest);
+        ExportOutput output = new ExportOutput(ticket, () -> caller.begin(db, limits.timeoutMillis()), format, coding,
                 (tx, out) -> TraverseExport.run(tx, root, spec, config.get(ExportSettings.READ_THREADS), out), log);
         if (cacheSize > 0 && !directives.noStore()) {
             output.capturing(new ExportOutput.Capture(cacheSize,

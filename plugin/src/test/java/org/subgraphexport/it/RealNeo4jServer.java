@@ -219,7 +219,8 @@ final class RealNeo4jServer implements AutoCloseable {
     private static void setInitialPassword(Path home, String password) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(javaBinary()));
         command.addAll(jvmFlags());
-        command.addAll(List.of("-cp", classpath(home, "conf", "lib"), "org.neo4j.cli.AdminTool",
+        // plugins/ too, as bin/neo4j-admin has it: neo4j.conf may name the plugin's settings
+        command.addAll(List.of("-cp", classpath(home, "plugins", "conf", "lib"), "org.neo4j.cli.AdminTool",
                 "dbms", "set-initial-password", password));
         ProcessBuilder pb = new ProcessBuilder(command).directory(home.toFile()).redirectErrorStream(true)
                 .redirectOutput(home.resolve("logs/set-initial-password.log").toFile());

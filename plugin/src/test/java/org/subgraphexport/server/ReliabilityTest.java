@@ -39,6 +39,7 @@ import org.neo4j.harness.Neo4jBuilders;
 import org.subgraphexport.client.ExportFailedException;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.Subgraph;
+import org.subgraphexport.config.ExportSettings;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.wire.Format;
 
@@ -63,6 +64,9 @@ class ReliabilityTest {
         neo4j = Neo4jBuilders.newInProcessBuilder()
                 .withConfig(BoltConnector.enabled, false)
                 .withConfig(GraphDatabaseSettings.transaction_monitor_check_interval, Duration.ofHours(1))
+                // thirty-two exports at once, all from this address: above the default bounds (SlowClientsIT)
+                .withConfig(ExportSettings.MAX_CONCURRENT, 32)
+                .withConfig(ExportSettings.MAX_CONCURRENT_PER_USER, 32)
                 .withUnmanagedExtension("/extension", TraverseResource.class)
                 .build();
         demo = DemoGraph.generate(neo4j.defaultDatabaseService(), OBJECTS, DemoGraph.DEFAULT_SEED, done -> {});
