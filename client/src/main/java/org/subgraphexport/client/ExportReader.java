@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpResponse;
 import org.subgraphexport.client.internal.Decoders;
+import org.subgraphexport.client.internal.RecordReader;
 import org.subgraphexport.wire.Format;
 
 /**
@@ -79,7 +80,7 @@ public interface ExportReader extends AutoCloseable {
      * not be buffered.
      */
     static ExportReader open(Format format, InputStream in) throws IOException {
-        return Decoders.open(format, in);
+        return new RecordReader(Decoders.open(format, in));
     }
 
     /**
@@ -91,7 +92,7 @@ public interface ExportReader extends AutoCloseable {
      * @throws CorruptStreamException if the stream is empty or starts like none of the formats
      */
     static ExportReader open(InputStream in) throws IOException {
-        return Decoders.open(in);
+        return new RecordReader(Decoders.open(in));
     }
 
     /**
@@ -104,6 +105,6 @@ public interface ExportReader extends AutoCloseable {
      *                                is read for the server's code and message, then closed)
      */
     static ExportReader open(HttpResponse<InputStream> response) throws IOException {
-        return Decoders.open(response);
+        return new RecordReader(Decoders.open(response));
     }
 }
