@@ -12,7 +12,7 @@ package org.subgraphexport.client;
 public interface ElementId {
     /**
      * The part before the number: a shared instance (the header's prefix in the Kryo formats; in JSON and BSON the
-     * previous id's prefix in the same role when it is the same). For an id that does not end in a number
+     * one String of each of the last few prefixes seen). For an id that does not end in a number
      * ({@link #hasNumber} false; only hand-made JSON or BSON has such ids) the whole id.
      */
     String prefix();

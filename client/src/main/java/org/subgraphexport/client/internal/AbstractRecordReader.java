@@ -42,11 +42,17 @@ abstract class AbstractRecordReader implements ExportParser {
     private RuntimeException handlerFailure;
     private ExportHandler handler;
 
-    /** The id views handed to the handler, one per role. */
-    final Ids id = new Ids();
-    final Ids start = new Ids();
-    final Ids end = new Ids();
-    final Ids ref = new Ids();
+    /**
+     * The id views handed to the handler, one per role: node, relationship, start and end node, node and
+     * relationship reference.
+     */
+    private final Ids.Prefixes prefixes = new Ids.Prefixes();
+    final Ids nodeId = new Ids(prefixes);
+    final Ids relationshipId = new Ids(prefixes);
+    final Ids start = new Ids(prefixes);
+    final Ids end = new Ids(prefixes);
+    final Ids nodeRefId = new Ids(prefixes);
+    final Ids relationshipRefId = new Ids(prefixes);
 
     /**
      * The current record's property keys, an open-addressing set cleared by a new generation per record (no
@@ -229,11 +235,11 @@ abstract class AbstractRecordReader implements ExportParser {
         }
     }
 
-    /** A node record begins; {@link #id} holds its id. */
+    /** A node record begins; {@link #nodeId} holds its id. */
     final void node() {
         startKeys();
         try {
-            handler.node(id);
+            handler.node(nodeId);
         } catch (RuntimeException e) {
             throw new HandlerFailure(e);
         }
@@ -247,11 +253,11 @@ abstract class AbstractRecordReader implements ExportParser {
         }
     }
 
-    /** A relationship record begins; {@link #id}, {@link #start} and {@link #end} hold its ids. */
+    /** A relationship record begins; {@link #relationshipId}, {@link #start} and {@link #end} hold its ids. */
     final void relationship(String type) {
         startKeys();
         try {
-            handler.relationship(id, type, start, end);
+            handler.relationship(relationshipId, type, start, end);
         } catch (RuntimeException e) {
             throw new HandlerFailure(e);
         }
@@ -433,19 +439,19 @@ abstract class AbstractRecordReader implements ExportParser {
         }
     }
 
-    /** A node reference; {@link #ref} holds its id. */
+    /** A node reference; {@link #nodeRefId} holds its id. */
     final void nodeRef() {
         try {
-            handler.nodeRef(ref);
+            handler.nodeRef(nodeRefId);
         } catch (RuntimeException e) {
             throw new HandlerFailure(e);
         }
     }
 
-    /** A relationship reference; {@link #ref} holds its id. */
+    /** A relationship reference; {@link #relationshipRefId} holds its id. */
     final void relationshipRef() {
         try {
-            handler.relationshipRef(ref);
+            handler.relationshipRef(relationshipRefId);
         } catch (RuntimeException e) {
             throw new HandlerFailure(e);
         }

@@ -3,17 +3,41 @@ package org.subgraphexport.client.internal;
 import org.subgraphexport.client.ElementId;
 
 /**
- * The {@link ElementId} view a parser fills and hands to the handler, one per role (record id, start, end, reference)
- * so that a relationship's three ids are valid together. Kryo sets prefix and number; JSON and BSON set the text,
- * split lazily, keeping the prefix String of the previous id in this role when it is the same.
+ * The {@link ElementId} view a parser fills and hands to the handler, one per role (node, relationship, start, end,
+ * references) so that a relationship's three ids are valid together. Kryo sets prefix and number; JSON and BSON set
+ * the text, split lazily, its prefix taken from the few recent prefixes all views of one parser share when it is
+ * one of them (a stream has one node and one relationship prefix per database).
  */
 final class Ids implements ElementId {
+    /** Recent prefixes of JSON and BSON ids, shared by the views of one parser; replaced round-robin. */
+    static final class Prefixes {
+        private final String[] recent = new String[4];
+        private int next;
+
+        String of(String text, int length) {
+            for (String p : recent) {
+                if (p != null && p.length() == length && text.startsWith(p)) {
+                    return p;
+                }
+            }
+            String p = text.substring(0, length);
+            recent[next] = p;
+            next = (next + 1) & (recent.length - 1);
+            return p;
+        }
+    }
+
+    private final Prefixes prefixes;
     private String prefix;
     private long number;
     /** The whole element id, if the stream carried it as text or {@link #toString} built it; else null. */
     private String text;
     /** 1 if the id is prefix and number, 0 if its text does not end in a canonical number, -1 if not split yet. */
     private int numbered;
+
+    Ids(Prefixes prefixes) {
+        this.prefixes = prefixes;
+    }
 
     /** An id read as prefix and number (Kryo). */
     void set(String prefix, long number) {
@@ -89,11 +113,7 @@ final class Ids implements ElementId {
             numbered = 0;
             return;
         }
-        String p = prefix;
-        if (p == null || p.length() != start || !t.startsWith(p)) {
-            p = t.substring(0, start);
-        }
-        prefix = p;
+        prefix = prefixes.of(t, start);
         number = n;
         numbered = 1;
     }

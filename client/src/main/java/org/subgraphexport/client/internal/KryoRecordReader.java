@@ -24,6 +24,7 @@ import org.subgraphexport.client.PathValue;
 import org.subgraphexport.client.PointValue;
 import org.subgraphexport.client.VectorValue;
 import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.ValueSink;
 import org.subgraphexport.wire.ValueSink.VectorKind;
 import org.subgraphexport.wire.Wire;
 
@@ -38,7 +39,12 @@ final class KryoRecordReader extends AbstractRecordReader {
     private static final VectorKind[] VECTOR_KINDS = VectorKind.values();
 
     private final InputStream in;
-    private final byte[] buf = new byte[64 * 1024];
+    private static final int BUFFER = 64 * 1024;
+
+    /** The input buffer, padded: {@link ShortStrings} reads whole longs, up to 8 bytes past a string's end. */
+    private final byte[] buf = new byte[BUFFER + Long.BYTES];
+    /** Short ASCII string values seen before (enum-like values recur): a lookup instead of a String. */
+    private final ShortStrings shortStrings = ShortStrings.seeded();
     private int pos;
     private int limit;
     private String nodePrefix;
@@ -82,7 +88,7 @@ final class KryoRecordReader extends AbstractRecordReader {
         int tag = u8();
         switch (tag) {
             case Wire.NODE -> {
-                id.set(nodePrefix, varlong());
+                nodeId.set(nodePrefix, varlong());
                 node();
                 int count = length(varint(), "label count");
                 for (int i = 0; i < count; i++) {
@@ -92,7 +98,7 @@ final class KryoRecordReader extends AbstractRecordReader {
                 return Kind.NODE;
             }
             case Wire.RELATIONSHIP -> {
-                id.set(relPrefix, varlong());
+                relationshipId.set(relPrefix, varlong());
                 String type = token(types, "relationship type");
                 start.set(nodePrefix, varlong());
                 end.set(nodePrefix, varlong());
@@ -199,11 +205,11 @@ final class KryoRecordReader extends AbstractRecordReader {
                 endMap();
             }
             case Wire.T_NODE_REF -> {
-                ref.set(nodePrefix, varlong());
+                nodeRefId.set(nodePrefix, varlong());
                 nodeRef();
             }
             case Wire.T_RELATIONSHIP_REF -> {
-                ref.set(relPrefix, varlong());
+                relationshipRefId.set(relPrefix, varlong());
                 relationshipRef();
             }
             case Wire.T_PATH -> {
@@ -433,7 +439,8 @@ final class KryoRecordReader extends AbstractRecordReader {
     private String string() throws IOException {
         int n = length(varint(), "string");
         if (n <= limit - pos) {
-            String s = new String(buf, pos, n, StandardCharsets.UTF_8);
+            String s = n <= ShortStrings.MAX_LENGTH && ValueSink.isAscii(buf, pos, n) ? shortStrings.get(buf, pos, n)
+                    : new String(buf, pos, n, StandardCharsets.UTF_8);
             pos += n;
             return s;
         }
@@ -442,7 +449,7 @@ final class KryoRecordReader extends AbstractRecordReader {
 
     /** {@code n} bytes, the array growing as they arrive. */
     private byte[] bytes(int n) throws IOException {
-        byte[] out = new byte[Math.min(n, buf.length)];
+        byte[] out = new byte[Math.min(n, BUFFER)];
         int have = 0;
         while (have < n) {
             if (pos == limit && !fill()) {
@@ -562,7 +569,7 @@ final class KryoRecordReader extends AbstractRecordReader {
         limit -= pos;
         pos = 0;
         while (limit < n) {
-            int r = read(buf, limit, buf.length - limit);
+            int r = read(buf, limit, BUFFER - limit);
             if (r < 0) {
                 throw truncated();
             }
@@ -578,7 +585,7 @@ final class KryoRecordReader extends AbstractRecordReader {
     private boolean fill() throws IOException {
         pos = 0;
         limit = 0;
-        int r = read(buf, 0, buf.length);
+        int r = read(buf, 0, BUFFER);
         if (r < 0) {
             return false;
         }

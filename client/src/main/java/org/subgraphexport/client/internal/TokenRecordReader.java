@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -40,7 +41,7 @@ import org.subgraphexport.wire.Wire;
  * stop anything deeper before it is parsed.
  */
 abstract class TokenRecordReader extends AbstractRecordReader {
-    private static final Map<String, ArrayKind> ARRAY_KINDS = new java.util.HashMap<>();
+    private static final Map<String, ArrayKind> ARRAY_KINDS = new HashMap<>();
 
     static {
         for (ArrayKind k : ArrayKind.values()) {
@@ -48,6 +49,11 @@ abstract class TokenRecordReader extends AbstractRecordReader {
         }
     }
 
+    /** Most distinct labels, types and keys {@link #name} keeps; beyond, names pass as they come. */
+    private static final int MAX_NAMES = 4096;
+
+    /** Labels, types and property keys seen, so that each is handed on as one shared instance. */
+    private final Map<String, String> names = new HashMap<>();
     private final Entity node = new Entity(true);
     private final Entity relationship = new Entity(false);
     /** Name of the field whose value is the current token (parsers forget it on START_OBJECT/ARRAY). */
@@ -115,7 +121,7 @@ abstract class TokenRecordReader extends AbstractRecordReader {
                 while (nextField()) {
                     switch (field) {
                         case Json.ID -> relationship.setId(text());
-                        case Json.TYPE -> relationship.setType(text());
+                        case Json.TYPE -> relationship.setType(name(text()));
                         case Json.START -> relationship.setStart(text());
                         case Json.END -> relationship.setEnd(text());
                         case Json.PROPERTIES -> relationship.properties();
@@ -253,10 +259,11 @@ abstract class TokenRecordReader extends AbstractRecordReader {
         private void begin() {
             if (!begun) {
                 begun = true;
-                id.set(idText);
                 if (isNode) {
+                    nodeId.set(idText);
                     node();
                 } else {
+                    relationshipId.set(idText);
                     start.set(startText);
                     end.set(endText);
                     relationship(typeText);
@@ -270,10 +277,13 @@ abstract class TokenRecordReader extends AbstractRecordReader {
             if (idText != null) {
                 begin();
                 while (nextToken() != JsonToken.END_ARRAY) {
-                    label(text());
+                    label(name(text()));
                 }
             } else {
-                heldLabels = stringsHere();
+                heldLabels = new ArrayList<>(4);
+                while (nextToken() != JsonToken.END_ARRAY) {
+                    heldLabels.add(name(text()));
+                }
             }
             labelsDone = true;
         }
@@ -284,7 +294,7 @@ abstract class TokenRecordReader extends AbstractRecordReader {
             if (identified()) {
                 beginAll();
                 while (nextField()) {
-                    property(field);
+                    property(name(field));
                     value();
                 }
             } else {
@@ -292,7 +302,7 @@ abstract class TokenRecordReader extends AbstractRecordReader {
                 ExportHandler live = handler(heldProperties);
                 try {
                     while (nextField()) {
-                        heldProperties.key(field);
+                        heldProperties.key(name(field));
                         value();
                     }
                 } finally {
@@ -330,6 +340,18 @@ abstract class TokenRecordReader extends AbstractRecordReader {
                 heldProperties.replay(TokenRecordReader.this);
             }
         }
+    }
+
+    /** The shared instance of a label, type or key equal to {@code s} (the tokens' own caches hold most of them). */
+    private String name(String s) {
+        String shared = names.get(s);
+        if (shared != null) {
+            return shared;
+        }
+        if (names.size() < MAX_NAMES) {
+            names.put(s, s);
+        }
+        return s;
     }
 
     /** Reads the {@code record} field, which comes first. */
@@ -371,11 +393,6 @@ abstract class TokenRecordReader extends AbstractRecordReader {
 
     private List<String> strings() throws IOException {
         expect(JsonToken.START_ARRAY);
-        return stringsHere();
-    }
-
-    /** The strings of the array whose START_ARRAY is the current token. */
-    private List<String> stringsHere() throws IOException {
         List<String> labels = new ArrayList<>(4);
         while (nextToken() != JsonToken.END_ARRAY) {
             labels.add(text());
@@ -446,11 +463,11 @@ abstract class TokenRecordReader extends AbstractRecordReader {
                 endMap();
             }
             case Json.NODE_REF -> {
-                ref.set(text());
+                nodeRefId.set(text());
                 nodeRef();
             }
             case Json.RELATIONSHIP_REF -> {
-                ref.set(text());
+                relationshipRefId.set(text());
                 relationshipRef();
             }
             case Json.PATH -> objectValue(path());
