@@ -306,6 +306,9 @@ public final class EndToEndRunner {
                 rows.add(new ExportRow(endpoint, format, root, PEER_QUERY));
             }
         }
+        for (Format format : Format.values()) {
+            rows.add(ExportRow.traverse(format, ExportRow.Mode.STREAM, root));
+        }
         rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.BYTES, root));
         rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.CACHED, root));
         rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.NOT_MODIFIED, root));
