@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.URI;
 import org.subgraphexport.client.ElementId;
 import org.subgraphexport.client.ExportEnd;
-import org.subgraphexport.client.ExportHandler;
 import org.subgraphexport.client.ExportNode;
 import org.subgraphexport.client.ExportParser;
 import org.subgraphexport.client.ExportReader;
@@ -205,58 +204,22 @@ final class ExportRow implements Row {
     /** Decodes a whole export stream with the streaming API, counting, every value touched; closes {@code body}. */
     static Tally stream(Format format, Http.Body body, boolean keepIds) throws IOException {
         Tally tally = new Tally(keepIds);
-        TouchingHandler touch = new TouchingHandler();
-        ExportHandler handler = new ExportHandler() {
+        TouchingHandler handler = new TouchingHandler() {
             @Override
             public void node(ElementId id) {
                 tally.node(id);
-                touch.node(id);
+                super.node(id);
             }
 
             @Override
             public void relationship(ElementId id, String type, ElementId start, ElementId end) {
                 tally.relationship(id);
-                touch.relationship(id, type, start, end);
+                super.relationship(id, type, start, end);
             }
 
             @Override
             public void end(long nodes, long relationships, boolean truncated, long rows) {
                 if (truncated) throw new IllegalStateException("export truncated");
-            }
-
-            @Override
-            public void label(String label) {
-                touch.label(label);
-            }
-
-            @Override
-            public void property(String key) {
-                touch.property(key);
-            }
-
-            @Override
-            public void booleanValue(boolean value) {
-                touch.booleanValue(value);
-            }
-
-            @Override
-            public void longValue(long value) {
-                touch.longValue(value);
-            }
-
-            @Override
-            public void doubleValue(double value) {
-                touch.doubleValue(value);
-            }
-
-            @Override
-            public void stringValue(String value) {
-                touch.stringValue(value);
-            }
-
-            @Override
-            public void objectValue(Object value) {
-                touch.objectValue(value);  // the other types, boxed: the demo graph has none
             }
         };
         try (ExportParser parser = ExportParser.open(format, body)) {
@@ -269,7 +232,7 @@ final class ExportRow implements Row {
             long rest = body.drain();
             if (rest != 0) throw new IllegalStateException(rest + " bytes after the end record");
         }
-        if (touch.sum == 0) throw new IllegalStateException("nothing touched");
+        if (handler.sum == 0) throw new IllegalStateException("nothing touched");
         return tally;
     }
 

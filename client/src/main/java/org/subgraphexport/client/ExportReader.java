@@ -8,7 +8,8 @@ import org.subgraphexport.client.internal.RecordReader;
 import org.subgraphexport.wire.Format;
 
 /**
- * Reads an export stream record by record, in any of the four formats, without holding more than one record.
+ * Reads an export stream record by record, in any of the four formats, without holding more than one record. Built
+ * on the streaming API {@link ExportParser}, which hands over the same records' parts without building objects.
  *
  * <pre>{@code
  * HttpResponse<InputStream> response = HttpClient.newHttpClient().send(
