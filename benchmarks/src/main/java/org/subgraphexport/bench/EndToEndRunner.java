@@ -324,6 +324,9 @@ public final class EndToEndRunner {
             rows.add(ExportRow.traverse(Format.JSON, "gzip", link, root));
         }
         rows.add(ExportRow.traverse(Format.ARROW, ExportRow.Mode.BYTES, root));  // the Java client reads no arrow
+        for (Format format : Format.values()) {
+            if (format.clientDecodes()) rows.add(ExportRow.traverse(format, ExportRow.Mode.STREAM, root));
+        }
         rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.BYTES, root));
         rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.CACHED, root));
         rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.NOT_MODIFIED, root));

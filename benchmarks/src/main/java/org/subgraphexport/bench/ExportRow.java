@@ -7,8 +7,10 @@ import java.net.URI;
 import java.util.Arrays;
 import java.util.Objects;
 import org.subgraphexport.client.ContentEncodings;
+import org.subgraphexport.client.ElementId;
 import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportNode;
+import org.subgraphexport.client.ExportParser;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRecord;
 import org.subgraphexport.client.ExportRelationship;
@@ -16,7 +18,8 @@ import org.subgraphexport.wire.Format;
 
 /**
  * This project: {@code GET /extension/{format}/traverse?root=…} or {@code POST /extension/{format}/cypher} (graph
- * mode), decoded by the project's {@link ExportReader} straight from the HTTP stream, record by record, counting.
+ * mode), decoded by the project's {@link ExportReader} straight from the HTTP stream, record by record, counting
+ * (or, {@link Mode#STREAM}, by its streaming API {@link ExportParser}, every value touched).
  *
  * <p>Every request of the ordinary rows ({@link Mode#DECODE}, {@link Mode#BYTES}) sends
  * {@code Cache-Control: no-cache, no-store} ({@link Http#BYPASS_CACHE}): the benchmark server has the response cache
@@ -29,6 +32,11 @@ final class ExportRow implements Row {
     enum Mode {
         /** Read from the store, decoded. */
         DECODE,
+        /**
+         * Read from the store, decoded by the streaming API ({@link ExportParser}): every value handed to a
+         * {@link TouchingHandler}, no record built.
+         */
+        STREAM,
         /** Read from the store, the body read and dropped, not decoded: encoding and wire without client decoding. */
         BYTES,
         /** Served from the server's response cache (filled by {@link #prepare}), decoded; asserts the hit header. */
@@ -95,6 +103,7 @@ final class ExportRow implements Row {
                 + (coding == null ? "" : "+" + coding) + (linkBitsPerSecond == 0 ? "" : " @" + link(linkBitsPerSecond));
         return switch (mode) {
             case DECODE -> base;
+            case STREAM -> base + " streaming";
             case BYTES -> base + " bytes";
             case CACHED -> base + " cached";
             case NOT_MODIFIED -> base + " 304";
@@ -112,6 +121,8 @@ final class ExportRow implements Row {
                     ? get + coded + ", ExportReader over the HTTP stream"
                     : "POST /extension/" + format.pathSegment() + "/cypher (graph mode, the peers' query), ExportReader "
                             + "over the HTTP stream";
+            case STREAM -> get + ", ExportParser (the streaming API) over the HTTP stream, every part of every "
+                    + "record touched by a handler, no record built";
             case BYTES -> get + ", read from the store as every ordinary row; the body read and dropped, not decoded "
                     + "(compare with *walk only*: what encoding and the wire add to the walk)";
             case CACHED -> get + " without Cache-Control, answered from the server's response cache (filled by one "
@@ -130,7 +141,7 @@ final class ExportRow implements Row {
     @Override
     public String countsNote() {
         return switch (mode) {
-            case DECODE, CACHED -> null;
+            case DECODE, STREAM, CACHED -> null;
             case BYTES -> "not decoded: bytes only";
             case NOT_MODIFIED -> "304 Not Modified: no body";
         };
@@ -161,7 +172,7 @@ final class ExportRow implements Row {
     @Override
     public Outcome run(Endpoints endpoints, boolean keepIds) throws IOException {
         return switch (mode) {
-            case DECODE -> decoded(endpoints, keepIds, Http.BYPASS_CACHE);
+            case DECODE, STREAM -> decoded(endpoints, keepIds, Http.BYPASS_CACHE);
             case CACHED -> decoded(endpoints, keepIds);
             case BYTES -> bytes(endpoints);
             case NOT_MODIFIED -> notModified(endpoints);
@@ -185,14 +196,16 @@ final class ExportRow implements Row {
             body.close();
             throw new IllegalStateException(name() + ": Content-Encoding " + encoding + ", asked for " + coding);
         }
-        Tally tally = decode(format, body.paced(linkBitsPerSecond), encoding, keepIds);
+        Tally tally = mode == Mode.STREAM
+                ? stream(format, body, keepIds)
+                : decode(format, body.paced(linkBitsPerSecond), encoding, keepIds);
         long nanos = System.nanoTime() - start;
         String cache = body.header(CACHE_HEADER);
         if (mode == Mode.CACHED && !"hit".equals(cache)) {
             throw new IllegalStateException(name() + ": not served from the response cache (" + CACHE_HEADER + ": "
                     + cache + ")");
         }
-        if (mode == Mode.DECODE && cache != null) {
+        if (mode != Mode.CACHED && cache != null) {
             throw new IllegalStateException(name() + ": served from the response cache despite no-cache");
         }
         return new Outcome(body.count(), tally.nodes(), tally.relationships(), nanos, tally);
@@ -228,6 +241,41 @@ final class ExportRow implements Row {
                     + " body bytes, expected 304 and none");
         }
         return new Outcome(0, -1, -1, nanos, null);
+    }
+
+    /** Decodes a whole export stream with the streaming API, counting, every value touched; closes {@code body}. */
+    static Tally stream(Format format, Http.Body body, boolean keepIds) throws IOException {
+        Tally tally = new Tally(keepIds);
+        TouchingHandler handler = new TouchingHandler() {
+            @Override
+            public void node(ElementId id) {
+                tally.node(id);
+                super.node(id);
+            }
+
+            @Override
+            public void relationship(ElementId id, String type, ElementId start, ElementId end) {
+                tally.relationship(id);
+                super.relationship(id, type, start, end);
+            }
+
+            @Override
+            public void end(long nodes, long relationships, boolean truncated, long rows) {
+                if (truncated) throw new IllegalStateException("export truncated");
+            }
+        };
+        try (ExportParser parser = ExportParser.open(format, body)) {
+            for (ExportParser.Kind kind; (kind = parser.next(handler)) != null; ) {
+                if (kind != ExportParser.Kind.NODE && kind != ExportParser.Kind.RELATIONSHIP
+                        && kind != ExportParser.Kind.END) {
+                    throw new IllegalStateException("unexpected " + kind + " record in a graph export");
+                }
+            }
+            long rest = body.drain();
+            if (rest != 0) throw new IllegalStateException(rest + " bytes after the end record");
+        }
+        if (handler.sum == 0) throw new IllegalStateException("nothing touched");
+        return tally;
     }
 
     /** Decodes a whole export stream, counting; closes {@code body}. */

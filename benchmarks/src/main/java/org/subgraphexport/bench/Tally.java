@@ -2,6 +2,7 @@ package org.subgraphexport.bench;
 
 import java.util.HashSet;
 import java.util.Set;
+import org.subgraphexport.client.ElementId;
 
 /**
  * What a row decoded: nodes and relationships counted as they arrive. With {@code keepIds}, the ids are kept too, so
@@ -27,6 +28,17 @@ final class Tally {
     void relationship(String id) {
         relationships++;
         if (relationshipIds != null) relationshipIds.add("r" + number(id));
+    }
+
+    /** A node as the streaming API hands it over: its id String is built only if ids are kept. */
+    void node(ElementId id) {
+        nodes++;
+        if (nodeIds != null) nodeIds.add("n" + (id.hasNumber() ? id.number() : number(id.toString())));
+    }
+
+    void relationship(ElementId id) {
+        relationships++;
+        if (relationshipIds != null) relationshipIds.add("r" + (id.hasNumber() ? id.number() : number(id.toString())));
     }
 
     long nodes() {

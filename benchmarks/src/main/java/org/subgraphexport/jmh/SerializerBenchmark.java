@@ -21,7 +21,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
+import org.subgraphexport.bench.TouchingHandler;
 import org.subgraphexport.client.ExportEnd;
+import org.subgraphexport.client.ExportParser;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRecord;
 import org.subgraphexport.encode.Encoders;
@@ -30,7 +32,8 @@ import org.subgraphexport.wire.Format;
 /**
  * The serializers alone: each format writing the same in-memory stream of records (the traverse export of the demo
  * graph, replayed from a {@link Tape}) into a reused in-memory buffer, and each decoder reading that format's bytes
- * back with {@link ExportReader}. One operation is one whole stream. Secondary results: {@code records} (nodes and
+ * back with {@link ExportReader} ({@code read}: records built) and with {@link ExportParser} ({@code parse}: the
+ * streaming API, every value touched, no record built). One operation is one whole stream. Secondary results: {@code records} (nodes and
  * relationships per second) and {@code bytes} (encoded bytes per second); with {@code -prof gc},
  * {@code gc.alloc.rate.norm} is bytes allocated per stream (divide by the records per stream, which
  * {@link JmhReport} does).
@@ -112,6 +115,25 @@ public class SerializerBenchmark {
         t.bytes += encoded.length;
         lastRead = records;
         return records;
+    }
+
+    /**
+     * The streaming API: the same bytes through {@link ExportParser}, every part of every record touched by a
+     * {@link TouchingHandler}, no record built.
+     */
+    @Benchmark
+    public long parse(Throughput t) throws IOException {
+        long records = 0;
+        TouchingHandler handler = new TouchingHandler();
+        try (ExportParser parser = ExportParser.open(wire, new ByteArrayInputStream(encoded))) {
+            for (ExportParser.Kind kind; (kind = parser.next(handler)) != null; ) {
+                if (kind != ExportParser.Kind.END) records++;
+            }
+        }
+        t.records += records;
+        t.bytes += encoded.length;
+        lastRead = records;
+        return handler.sum;
     }
 
     @TearDown(Level.Trial)

@@ -4,10 +4,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpResponse;
 import org.subgraphexport.client.internal.Decoders;
+import org.subgraphexport.client.internal.RecordReader;
 import org.subgraphexport.wire.Format;
 
 /**
  * Reads an export stream record by record, in any of the four record formats, without holding more than one record.
+ * Built on the streaming API {@link ExportParser}, which hands over the same records' parts without building objects.
  * The columnar {@code arrow} format is for Arrow readers (pyarrow, the Python package): opening it throws
  * {@link IllegalArgumentException}.
  *
@@ -81,7 +83,7 @@ public interface ExportReader extends AutoCloseable {
      * not be buffered.
      */
     static ExportReader open(Format format, InputStream in) throws IOException {
-        return Decoders.open(format, in);
+        return new RecordReader(Decoders.open(format, in));
     }
 
     /**
@@ -93,7 +95,7 @@ public interface ExportReader extends AutoCloseable {
      * @throws CorruptStreamException if the stream is empty or starts like none of the formats
      */
     static ExportReader open(InputStream in) throws IOException {
-        return Decoders.open(in);
+        return new RecordReader(Decoders.open(in));
     }
 
     /**
@@ -108,6 +110,6 @@ public interface ExportReader extends AutoCloseable {
      *                                is read for the server's code and message, then closed)
      */
     static ExportReader open(HttpResponse<InputStream> response) throws IOException {
-        return Decoders.open(response);
+        return new RecordReader(Decoders.open(response));
     }
 }

@@ -12,7 +12,13 @@
  * {@link org.subgraphexport.client.PointValue}, {@link org.subgraphexport.client.DurationValue},
  * {@link org.subgraphexport.client.VectorValue}, and in rows {@link org.subgraphexport.client.NodeRef},
  * {@link org.subgraphexport.client.RelationshipRef} and {@link org.subgraphexport.client.PathValue}.
- * {@link org.subgraphexport.client.Subgraph} collects a small export in memory. Failures:
+ * {@link org.subgraphexport.client.Subgraph} collects a small export in memory.
+ *
+ * <p>Under it, the streaming API: {@link org.subgraphexport.client.ExportParser} (opened the same ways) hands each
+ * record's parts to an {@link org.subgraphexport.client.ExportHandler} without building records: primitives
+ * unboxed, other values in their exact types, names as the stream's shared Strings, ids as
+ * {@link org.subgraphexport.client.ElementId} views. {@code ExportReader} is built on it (one decoder per format);
+ * use the parser where an application pours the export into structures of its own. Failures:
  * {@link org.subgraphexport.client.ExportRequestException} (the server refused the request),
  * {@link org.subgraphexport.client.ExportFailedException} (the server's error record: the export failed while
  * streaming), {@link org.subgraphexport.client.CorruptStreamException} (the bytes are not a valid stream).

@@ -68,8 +68,9 @@ public class DecoderFuzzTest {
     void mutatedStreamsDecodeOrFailCleanly(Format format) {
         int cases = Integer.getInteger("subgraphexport.fuzz.cases", DEFAULT_CASES);
         long baseSeed = Long.getLong("subgraphexport.fuzz.seed", DEFAULT_SEED);
-        // 0.1-0.4 ms per case on 2 busy cores: the default's batch takes 2-10 s; the limit only has to catch a hang
-        Duration limit = Duration.ofSeconds(Math.max(60, cases / 400));
+        // 0.1-0.4 ms per decode on 2 busy cores, two decodes per case (the record and the streaming API): a batch
+        // takes 10-90 s on a loaded machine; the limit only has to catch a hang
+        Duration limit = Duration.ofSeconds(Math.max(180, cases / 130));
         List<byte[]> corpus = corpus(format);
         assertTrue(THREADS.isThreadAllocatedMemorySupported(), "the allocation check needs thread allocation counting");
         THREADS.setThreadAllocatedMemoryEnabled(true);
@@ -108,17 +109,45 @@ public class DecoderFuzzTest {
 
     // ---- one decode ----
 
-    record Result(Outcome outcome, int records, long allocated, Throwable thrown, String problem) {}
+    record Result(Outcome outcome, int records, long allocated, Throwable thrown, String problem,
+            List<ExportRecord> decoded, String message) {}
 
+    /**
+     * Decodes {@code bytes} with the record API, then with the streaming API ({@link StreamedReader}); the two must
+     * agree: the same outcome after the same records (equal record by record), the same exception message.
+     */
     static Result decode(Format format, byte[] bytes) {
+        Result records = decode(bytes, in -> ExportReader.open(format, in));
+        if (records.problem() != null) {
+            return records;
+        }
+        Result streamed = decode(bytes, in -> StreamedReader.open(format, in));
+        String problem = streamed.problem();
+        if (problem == null && (records.outcome() != streamed.outcome() || records.records() != streamed.records()
+                || !records.decoded().equals(streamed.decoded())
+                || !String.valueOf(records.message()).equals(String.valueOf(streamed.message())))) {
+            problem = "the APIs disagree: record API " + records.outcome() + " after " + records.records()
+                    + " records (" + records.message() + "), streaming API " + streamed.outcome() + " after "
+                    + streamed.records() + " records (" + streamed.message() + ")";
+        }
+        return new Result(records.outcome(), records.records(), Math.max(records.allocated(), streamed.allocated()),
+                streamed.thrown(), problem, records.decoded(), records.message());
+    }
+
+    interface Opener {
+        ExportReader open(InputStream in) throws IOException;
+    }
+
+    private static Result decode(byte[] bytes, Opener opener) {
         long before = THREADS.getCurrentThreadAllocatedBytes();
-        int records = 0;
+        List<ExportRecord> decoded = new ArrayList<>();
         Outcome outcome;
         Throwable thrown = null;
         String problem = null;
-        try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(bytes))) {
-            while (reader.next() != null) {
-                records++;
+        String message = null;
+        try (ExportReader reader = opener.open(new ByteArrayInputStream(bytes))) {
+            for (ExportRecord r; (r = reader.next()) != null; ) {
+                decoded.add(r);
             }
             if (reader.next() != null) {
                 problem = "a record after null";
@@ -126,8 +155,10 @@ public class DecoderFuzzTest {
             outcome = Outcome.DECODED;
         } catch (CorruptStreamException e) {
             outcome = Outcome.CORRUPT;
+            message = e.getMessage();
         } catch (ExportFailedException e) {
             outcome = Outcome.EXPORT_FAILED;
+            message = e.getMessage();
         } catch (Throwable t) {
             outcome = null;
             thrown = t;
@@ -137,7 +168,7 @@ public class DecoderFuzzTest {
         if (problem == null && allocated > ((long) MAX_CASE_ALLOCATION_MB << 20)) {
             problem = String.format("allocated %.1f MB decoding %d bytes", allocated / 1048576.0, bytes.length);
         }
-        return new Result(outcome, records, allocated, thrown, problem);
+        return new Result(outcome, decoded.size(), allocated, thrown, problem, decoded, message);
     }
 
     private static String report(Format format, List<Failure> failures) {

@@ -67,7 +67,7 @@ class HostileInputTest {
             for (int cut = 0; cut < bytes.length; cut++) {
                 byte[] prefix = Arrays.copyOf(bytes, cut);
                 CorruptStreamException e = assertThrows(CorruptStreamException.class,
-                        () -> Streams.decode(format, Streams.tiny(prefix)), "cut at " + cut);
+                        () -> Streams.decodeTiny(format, prefix), "cut at " + cut);
                 assertTrue(e.getMessage() != null && !e.getMessage().isEmpty());
             }
         });

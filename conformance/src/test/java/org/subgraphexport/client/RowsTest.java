@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.subgraphexport.client.Streams.assertSubgraph;
 import static org.subgraphexport.client.Streams.decode;
-import static org.subgraphexport.client.Streams.tiny;
+import static org.subgraphexport.client.Streams.decodeTiny;
 import static org.subgraphexport.encode.RowsFixture.list;
 import static org.subgraphexport.encode.RowsFixture.map;
 
@@ -42,7 +42,7 @@ class RowsTest {
     void rowsFixtureRoundTrips(Format format) throws IOException {
         byte[] bytes = FIXTURE.bytes(format);
         assertSubgraph(FIXTURE.expected(), decode(format, bytes));
-        assertSubgraph(FIXTURE.expected(), decode(format, tiny(bytes)));
+        assertSubgraph(FIXTURE.expected(), decodeTiny(format, bytes));
     }
 
     @ParameterizedTest
@@ -93,19 +93,26 @@ class RowsTest {
     @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
     void tooLittleStackForTheDeepestRowsFailsCleanly(Format format) throws Exception {
         byte[] bytes = oneRow(format, RowsFixture.deep(Wire.MAX_NESTING));
-        Throwable[] thrown = new Throwable[1];
+        Throwable[] thrown = new Throwable[2];
         Thread small = new Thread(null, () -> {
             try {
-                decode(format, bytes);
+                decode(format, new ByteArrayInputStream(bytes));  // the record API
             } catch (Throwable t) {
                 thrown[0] = t;
+            }
+            try {
+                Streams.decodeStreamed(format, new ByteArrayInputStream(bytes));  // the streaming API
+            } catch (Throwable t) {
+                thrown[1] = t;
             }
         }, "small stack", 128 * 1024);
         small.start();
         small.join();
-        if (thrown[0] != null) {
-            CorruptStreamException e = assertInstanceOf(CorruptStreamException.class, thrown[0]);
-            assertTrue(e.getMessage().contains("thread's stack"), e.getMessage());
+        for (Throwable t : thrown) {
+            if (t != null) {
+                CorruptStreamException e = assertInstanceOf(CorruptStreamException.class, t);
+                assertTrue(e.getMessage().contains("thread's stack"), e.getMessage());
+            }
         }
     }
 

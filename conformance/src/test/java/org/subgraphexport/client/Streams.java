@@ -12,23 +12,73 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.subgraphexport.wire.Format;
 
 /** Test helpers: decoding byte arrays, slow input streams, deep comparison of subgraphs. */
 public final class Streams {
     private Streams() {}
 
+    /**
+     * Decodes {@code bytes} with both APIs, the record API ({@link ExportReader}) and the streaming one
+     * ({@link ExportParser}, through {@link StreamedReader}), and checks that they agree: the same records value for
+     * value, or the same exception with the same message. Returns the record API's result or throws its exception.
+     */
     public static Subgraph decode(Format format, byte[] bytes) throws IOException {
-        return decode(format, new ByteArrayInputStream(bytes));
+        return both(format, () -> new ByteArrayInputStream(bytes));
     }
 
+    /** As {@link #decode(Format, byte[])}, each API reading through a {@link #tiny} stream. */
+    public static Subgraph decodeTiny(Format format, byte[] bytes) throws IOException {
+        return both(format, () -> tiny(bytes));
+    }
+
+    /** The record API only: {@code in} can be read once. */
     public static Subgraph decode(Format format, InputStream in) throws IOException {
-        try (ExportReader reader = ExportReader.open(format, in)) {
+        return decode(ExportReader.open(format, in));
+    }
+
+    /** The streaming API only, through {@link StreamedReader}: {@code in} can be read once. */
+    public static Subgraph decodeStreamed(Format format, InputStream in) throws IOException {
+        return decode(StreamedReader.open(format, in));
+    }
+
+    private static Subgraph decode(ExportReader opened) throws IOException {
+        try (ExportReader reader = opened) {
             Subgraph s = Subgraph.read(reader);
             assertEquals(null, reader.next(), "null after the end record");
             assertEquals(null, reader.next(), "null forever");
             return s;
         }
+    }
+
+    private static Subgraph both(Format format, Supplier<InputStream> input) throws IOException {
+        Subgraph records = null;
+        Exception recordsFailure = null;
+        try {
+            records = decode(format, input.get());
+        } catch (IOException | RuntimeException e) {
+            recordsFailure = e;
+        }
+        Subgraph streamed = null;
+        Exception streamedFailure = null;
+        try {
+            streamed = decodeStreamed(format, input.get());
+        } catch (IOException | RuntimeException e) {
+            streamedFailure = e;
+        }
+        if (recordsFailure == null && streamedFailure == null) {
+            assertSubgraph(records, streamed);
+            return records;
+        }
+        String both = "record API: " + recordsFailure + "; streaming API: " + streamedFailure;
+        assertEquals(recordsFailure == null ? null : recordsFailure.getClass(),
+                streamedFailure == null ? null : streamedFailure.getClass(), both);
+        assertEquals(recordsFailure.getMessage(), streamedFailure.getMessage(), both);
+        if (recordsFailure instanceof IOException e) {
+            throw e;
+        }
+        throw (RuntimeException) recordsFailure;
     }
 
     /** Returns at most one byte per read call. */

@@ -13,13 +13,14 @@ import java.util.Locale;
 import java.util.Optional;
 import org.subgraphexport.client.ContentEncodings;
 import org.subgraphexport.client.CorruptStreamException;
+import org.subgraphexport.client.ExportParser;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRequestException;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.Wire;
 
 /**
- * The decoders behind {@link ExportReader}'s {@code open} methods: one per format, over a {@link Source} of the
+ * The decoders behind {@link ExportParser}'s and {@link ExportReader}'s {@code open} methods: one per format, over a {@link Source} of the
  * caller's stream; the format detected from the first bytes, or taken from an HTTP response's Content-Type.
  */
 public final class Decoders {
@@ -35,13 +36,13 @@ public final class Decoders {
 
     private Decoders() {}
 
-    /** {@link ExportReader#open(Format, InputStream)}. */
-    public static ExportReader open(Format format, InputStream in) throws IOException {
+    /** {@link ExportParser#open(Format, InputStream)}. */
+    public static ExportParser open(Format format, InputStream in) throws IOException {
         return start(format, new Source(in));
     }
 
-    /** {@link ExportReader#open(InputStream)}: the format detected from the first bytes. */
-    public static ExportReader open(InputStream in) throws IOException {
+    /** {@link ExportParser#open(InputStream)}: the format detected from the first bytes. */
+    public static ExportParser open(InputStream in) throws IOException {
         Source source = new Source(in);
         Format format;
         try {
@@ -53,8 +54,8 @@ public final class Decoders {
         return start(format, source);
     }
 
-    /** {@link ExportReader#open(HttpResponse)}. */
-    public static ExportReader open(HttpResponse<InputStream> response) throws IOException {
+    /** {@link ExportParser#open(HttpResponse)}. */
+    public static ExportParser open(HttpResponse<InputStream> response) throws IOException {
         InputStream body = response.body();
         int status = response.statusCode();
         if (status < 200 || status > 299) {
@@ -73,7 +74,7 @@ public final class Decoders {
         return format.isPresent() ? open(format.get(), decoded) : open(decoded);
     }
 
-    private static ExportReader start(Format format, Source source) throws IOException {
+    private static ExportParser start(Format format, Source source) throws IOException {
         AbstractRecordReader reader = switch (format) {
             case JSON -> new JsonRecordReader(source);
             case BSON -> new BsonRecordReader(source);

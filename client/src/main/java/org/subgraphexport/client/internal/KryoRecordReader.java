@@ -13,26 +13,18 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.subgraphexport.client.DurationValue;
-import org.subgraphexport.client.ExportColumns;
-import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportFailedException;
 import org.subgraphexport.client.ExportHeader;
-import org.subgraphexport.client.ExportNode;
-import org.subgraphexport.client.ExportRecord;
-import org.subgraphexport.client.ExportRelationship;
-import org.subgraphexport.client.ExportRow;
-import org.subgraphexport.client.NodeRef;
 import org.subgraphexport.client.PathValue;
 import org.subgraphexport.client.PointValue;
-import org.subgraphexport.client.RelationshipRef;
 import org.subgraphexport.client.VectorValue;
 import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.ValueSink;
 import org.subgraphexport.wire.ValueSink.VectorKind;
 import org.subgraphexport.wire.Wire;
 
@@ -45,10 +37,14 @@ import org.subgraphexport.wire.Wire;
  */
 final class KryoRecordReader extends AbstractRecordReader {
     private static final VectorKind[] VECTOR_KINDS = VectorKind.values();
-    private static final int RECENT_NODES = 1024;
 
     private final InputStream in;
-    private final byte[] buf = new byte[64 * 1024];
+    private static final int BUFFER = 64 * 1024;
+
+    /** The input buffer, padded: {@link ShortStrings} reads whole longs, up to 8 bytes past a string's end. */
+    private final byte[] buf = new byte[BUFFER + Long.BYTES];
+    /** Short ASCII string values seen before (enum-like values recur): a lookup instead of a String. */
+    private final ShortStrings shortStrings = ShortStrings.seeded();
     private int pos;
     private int limit;
     private String nodePrefix;
@@ -56,14 +52,6 @@ final class KryoRecordReader extends AbstractRecordReader {
     private final List<String> labels = new ArrayList<>();
     private final List<String> types = new ArrayList<>();
     private final List<String> keys = new ArrayList<>();
-    private final RecordParts parts = new RecordParts();
-    /**
-     * Element ids of recently seen nodes by id number (slot: the low bits): a relationship's end nodes usually came
-     * a few records before it, and its start and end then share their node's id String instead of formatting it
-     * again. Every id is still a complete String when its record is returned.
-     */
-    private final long[] recentNodeNumbers = new long[RECENT_NODES];
-    private final String[] recentNodeIds = new String[RECENT_NODES];
 
     KryoRecordReader(Format format, Source source, InputStream in) {
         super(format, source);
@@ -93,27 +81,30 @@ final class KryoRecordReader extends AbstractRecordReader {
     }
 
     @Override
-    ExportRecord readRecord() throws IOException {
+    Kind readRecord() throws IOException {
         if (!available()) {
             throw truncated();
         }
         int tag = u8();
         switch (tag) {
             case Wire.NODE -> {
-                String id = nodeId(varlong());
+                nodeId.set(nodePrefix, varlong());
+                node();
                 int count = length(varint(), "label count");
-                parts.clearLabels();
                 for (int i = 0; i < count; i++) {
-                    parts.addLabel(token(labels, "label"));
+                    label(token(labels, "label"));
                 }
-                return new ExportNode(id, parts.labels(), properties());
+                properties();
+                return Kind.NODE;
             }
             case Wire.RELATIONSHIP -> {
-                String id = relPrefix + varlong();
+                relationshipId.set(relPrefix, varlong());
                 String type = token(types, "relationship type");
-                String start = nodeId(varlong());
-                String end = nodeId(varlong());
-                return new ExportRelationship(id, type, start, end, properties());
+                start.set(nodePrefix, varlong());
+                end.set(nodePrefix, varlong());
+                relationship(type);
+                properties();
+                return Kind.RELATIONSHIP;
             }
             case Wire.COLUMNS -> {
                 int count = length(varint(), "column count");
@@ -121,18 +112,16 @@ final class KryoRecordReader extends AbstractRecordReader {
                 for (int i = 0; i < count; i++) {
                     names.add(string());
                 }
-                return new ExportColumns(names);
+                columns(names);
+                return Kind.COLUMNS;
             }
             case Wire.ROW -> {
+                row();
                 int count = columnCount();
-                if (count < 0) {
-                    throw corrupt("a row record in a stream without columns");
-                }
-                List<Object> values = new ArrayList<>(initialCapacity(count));
                 for (int i = 0; i < count; i++) {
-                    values.add(rowValue(u8(), 0));
+                    rowValue(u8(), 0);
                 }
-                return new ExportRow(values);
+                return Kind.ROW;
             }
             case Wire.END -> {
                 long nodes = varlong();
@@ -143,7 +132,8 @@ final class KryoRecordReader extends AbstractRecordReader {
                 }
                 long rows = columnCount() >= 0 ? varlong() : 0;  // rows streams only
                 expectEof();
-                return new ExportEnd(nodes, relationships, truncated == 1, rows);
+                end(nodes, relationships, truncated == 1, rows);
+                return Kind.END;
             }
             case Wire.ERROR -> {
                 String code = string();
@@ -153,18 +143,6 @@ final class KryoRecordReader extends AbstractRecordReader {
             }
             default -> throw corrupt(String.format("unknown record tag 0x%02x", tag));
         }
-    }
-
-    /** The element id of the node with id number {@code number}. */
-    private String nodeId(long number) {
-        int slot = (int) number & (RECENT_NODES - 1);
-        String id = recentNodeIds[slot];
-        if (id == null || recentNodeNumbers[slot] != number) {
-            id = nodePrefix + number;
-            recentNodeIds[slot] = id;
-            recentNodeNumbers[slot] = number;
-        }
-        return id;
     }
 
     private void expectEof() throws IOException {
@@ -184,58 +162,55 @@ final class KryoRecordReader extends AbstractRecordReader {
         return dictionary.get(index);
     }
 
-    private PropertyMap properties() throws IOException {
-        parts.clearProperties();
+    private void properties() throws IOException {
         while (true) {
             int marker = u8();
             if (marker == Wire.PROPERTIES_END) {
-                PropertyMap properties = parts.properties();
-                if (properties == null) {
-                    throw corrupt("property '" + parts.duplicate() + "' twice in one record");
-                }
-                return properties;
+                return;
             }
             if (marker != Wire.PROPERTY) {
                 throw corrupt(String.format("property marker 0x%02x, expected 0x00 or 0x01", marker));
             }
-            String key = token(keys, "property key");
-            parts.addProperty(key, value(u8()));
+            property(token(keys, "property key"));
+            value(u8());
         }
     }
 
     /** A row value with tag {@code tag}, inside {@code depth} lists and maps: a property value or a row-only one. */
-    private Object rowValue(int tag, int depth) throws IOException {
+    private void rowValue(int tag, int depth) throws IOException {
         switch (tag) {
-            case Wire.T_NULL -> {
-                return null;
-            }
+            case Wire.T_NULL -> nullValue();
             case Wire.T_LIST -> {
                 nest(depth);
                 int n = length(varint(), "list");
-                List<Object> list = new ArrayList<>(initialCapacity(n));
+                beginList(n);
                 for (int i = 0; i < n; i++) {
-                    list.add(rowValue(u8(), depth + 1));
+                    rowValue(u8(), depth + 1);
                 }
-                return Collections.unmodifiableList(list);
+                endList();
             }
             case Wire.T_MAP -> {
                 nest(depth);
                 int n = length(varint(), "map");
-                Map<String, Object> map = new LinkedHashMap<>(Math.min(n, 64));
+                Set<String> seen = new HashSet<>(Math.min(n, 64));
+                beginMap(n);
                 for (int i = 0; i < n; i++) {
                     String key = string();
-                    if (map.containsKey(key)) {
+                    if (!seen.add(key)) {
                         throw corrupt("map key '" + key + "' twice in one map");
                     }
-                    map.put(key, rowValue(u8(), depth + 1));
+                    mapKey(key);
+                    rowValue(u8(), depth + 1);
                 }
-                return Collections.unmodifiableMap(map);
+                endMap();
             }
             case Wire.T_NODE_REF -> {
-                return new NodeRef(nodeId(varlong()));
+                nodeRefId.set(nodePrefix, varlong());
+                nodeRef();
             }
             case Wire.T_RELATIONSHIP_REF -> {
-                return new RelationshipRef(relPrefix + varlong());
+                relationshipRefId.set(relPrefix, varlong());
+                relationshipRef();
             }
             case Wire.T_PATH -> {
                 int n = length(varint(), "path");
@@ -244,28 +219,35 @@ final class KryoRecordReader extends AbstractRecordReader {
                 }
                 List<String> nodes = new ArrayList<>(initialCapacity(n));
                 for (int i = 0; i < n; i++) {
-                    nodes.add(nodeId(varlong()));
+                    nodes.add(nodePrefix + varlong());
                 }
                 List<String> relationships = new ArrayList<>(initialCapacity(n - 1));
                 for (int i = 1; i < n; i++) {
                     relationships.add(relPrefix + varlong());
                 }
-                return new PathValue(nodes, relationships);
+                objectValue(new PathValue(nodes, relationships));
             }
-            default -> {
-                return value(tag);
-            }
+            default -> value(tag);
         }
     }
 
-    private Object value(int tag) throws IOException {
-        return switch (tag) {
-            case Wire.T_BYTE -> (byte) u8();
-            case Wire.T_BYTES -> bytes(length(varint(), "byte array"));
-            case Wire.T_VECTOR -> vector();
-            case Wire.T_ARRAY -> array();
-            default -> scalar(tag);
-        };
+    /** A property value with tag {@code tag}, handed on: primitives as primitives. */
+    private void value(int tag) throws IOException {
+        switch (tag) {
+            case Wire.T_STRING -> stringValue(string());
+            case Wire.T_LONG -> longValue(zigzag(varlong()));
+            case Wire.T_DOUBLE -> doubleValue(Double.longBitsToDouble(s64()));
+            case Wire.T_BOOLEAN -> booleanValue(bool());
+            case Wire.T_INT -> intValue(zigzag(varint()));
+            case Wire.T_BYTE -> byteValue((byte) u8());
+            case Wire.T_SHORT -> shortValue(s16());
+            case Wire.T_FLOAT -> floatValue(Float.intBitsToFloat(s32()));
+            case Wire.T_CHAR -> charValue((char) s16());
+            case Wire.T_BYTES -> objectValue(bytes(length(varint(), "byte array")));
+            case Wire.T_VECTOR -> objectValue(vector());
+            case Wire.T_ARRAY -> objectValue(array());
+            default -> objectValue(scalar(tag));
+        }
     }
 
     /** A value whose tag may also be an array element tag. */
@@ -457,7 +439,8 @@ final class KryoRecordReader extends AbstractRecordReader {
     private String string() throws IOException {
         int n = length(varint(), "string");
         if (n <= limit - pos) {
-            String s = new String(buf, pos, n, StandardCharsets.UTF_8);
+            String s = n <= ShortStrings.MAX_LENGTH && ValueSink.isAscii(buf, pos, n) ? shortStrings.get(buf, pos, n)
+                    : new String(buf, pos, n, StandardCharsets.UTF_8);
             pos += n;
             return s;
         }
@@ -466,7 +449,7 @@ final class KryoRecordReader extends AbstractRecordReader {
 
     /** {@code n} bytes, the array growing as they arrive. */
     private byte[] bytes(int n) throws IOException {
-        byte[] out = new byte[Math.min(n, buf.length)];
+        byte[] out = new byte[Math.min(n, BUFFER)];
         int have = 0;
         while (have < n) {
             if (pos == limit && !fill()) {
@@ -586,7 +569,7 @@ final class KryoRecordReader extends AbstractRecordReader {
         limit -= pos;
         pos = 0;
         while (limit < n) {
-            int r = read(buf, limit, buf.length - limit);
+            int r = read(buf, limit, BUFFER - limit);
             if (r < 0) {
                 throw truncated();
             }
@@ -602,7 +585,7 @@ final class KryoRecordReader extends AbstractRecordReader {
     private boolean fill() throws IOException {
         pos = 0;
         limit = 0;
-        int r = read(buf, 0, buf.length);
+        int r = read(buf, 0, BUFFER);
         if (r < 0) {
             return false;
         }

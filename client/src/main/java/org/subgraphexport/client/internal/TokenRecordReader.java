@@ -10,25 +10,19 @@ import java.time.OffsetTime;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.subgraphexport.client.CorruptStreamException;
 import org.subgraphexport.client.DurationValue;
-import org.subgraphexport.client.ExportColumns;
-import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportFailedException;
+import org.subgraphexport.client.ExportHandler;
 import org.subgraphexport.client.ExportHeader;
-import org.subgraphexport.client.ExportNode;
-import org.subgraphexport.client.ExportRecord;
-import org.subgraphexport.client.ExportRelationship;
-import org.subgraphexport.client.ExportRow;
-import org.subgraphexport.client.NodeRef;
 import org.subgraphexport.client.PathValue;
 import org.subgraphexport.client.PointValue;
-import org.subgraphexport.client.RelationshipRef;
 import org.subgraphexport.client.VectorValue;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.ValueSink.ArrayKind;
@@ -47,7 +41,7 @@ import org.subgraphexport.wire.Wire;
  * stop anything deeper before it is parsed.
  */
 abstract class TokenRecordReader extends AbstractRecordReader {
-    private static final Map<String, ArrayKind> ARRAY_KINDS = new java.util.HashMap<>();
+    private static final Map<String, ArrayKind> ARRAY_KINDS = new HashMap<>();
 
     static {
         for (ArrayKind k : ArrayKind.values()) {
@@ -55,7 +49,13 @@ abstract class TokenRecordReader extends AbstractRecordReader {
         }
     }
 
-    private final RecordParts parts = new RecordParts();
+    /** Most distinct labels, types and keys {@link #name} keeps; beyond, names pass as they come. */
+    private static final int MAX_NAMES = 4096;
+
+    /** Labels, types and property keys seen, so that each is handed on as one shared instance. */
+    private final Map<String, String> names = new HashMap<>();
+    private final Entity node = new Entity(true);
+    private final Entity relationship = new Entity(false);
     /** Name of the field whose value is the current token (parsers forget it on START_OBJECT/ARRAY). */
     private String field;
 
@@ -96,69 +96,71 @@ abstract class TokenRecordReader extends AbstractRecordReader {
     }
 
     @Override
-    ExportRecord readRecord() throws IOException {
+    Kind readRecord() throws IOException {
         if (!nextRecord()) {
             throw truncated();
         }
         String kind = recordKind();
-        ExportRecord r;
+        Kind r;
         switch (kind) {
             case Json.R_NODE -> {
-                String id = null;
-                List<String> labels = null;
-                Map<String, Object> properties = null;
+                node.clear();
                 while (nextField()) {
                     switch (field) {
-                        case Json.ID -> id = text();
-                        case Json.LABELS -> labels = labels();
-                        case Json.PROPERTIES -> properties = properties();
+                        case Json.ID -> node.setId(text());
+                        case Json.LABELS -> node.labels();
+                        case Json.PROPERTIES -> node.properties();
                         default -> skipChildren();
                     }
                 }
-                r = new ExportNode(required(id, Json.ID), required(labels, Json.LABELS),
-                        required(properties, Json.PROPERTIES));
+                node.finish();
+                r = Kind.NODE;
             }
             case Json.R_RELATIONSHIP -> {
-                String id = null, type = null, start = null, end = null;
-                Map<String, Object> properties = null;
+                relationship.clear();
                 while (nextField()) {
                     switch (field) {
-                        case Json.ID -> id = text();
-                        case Json.TYPE -> type = text();
-                        case Json.START -> start = text();
-                        case Json.END -> end = text();
-                        case Json.PROPERTIES -> properties = properties();
+                        case Json.ID -> relationship.setId(text());
+                        case Json.TYPE -> relationship.setType(name(text()));
+                        case Json.START -> relationship.setStart(text());
+                        case Json.END -> relationship.setEnd(text());
+                        case Json.PROPERTIES -> relationship.properties();
                         default -> skipChildren();
                     }
                 }
-                r = new ExportRelationship(required(id, Json.ID), required(type, Json.TYPE),
-                        required(start, Json.START), required(end, Json.END), required(properties, Json.PROPERTIES));
+                relationship.finish();
+                r = Kind.RELATIONSHIP;
             }
             case Json.R_COLUMNS -> {
                 List<String> names = null;
                 while (nextField()) {
                     if (Json.NAMES.equals(field)) {
-                        names = strings();
+                        names = once(names, strings());
                     } else {
                         skipChildren();
                     }
                 }
-                r = new ExportColumns(required(names, Json.NAMES));
+                columns(required(names, Json.NAMES));
+                r = Kind.COLUMNS;
             }
             case Json.R_ROW -> {
-                List<Object> values = null;
+                boolean values = false;
                 while (nextField()) {
                     if (Json.VALUES.equals(field)) {
+                        values = once(values ? Boolean.TRUE : null, Boolean.TRUE);
                         expect(JsonToken.START_ARRAY);
-                        values = new ArrayList<>();
-                        while (nextToken() != JsonToken.END_ARRAY) {
-                            values.add(rowValue(0));
+                        row();
+                        int count = 0;
+                        for (; nextToken() != JsonToken.END_ARRAY; count++) {
+                            rowValue(0);
                         }
+                        endRow(count);
                     } else {
                         skipChildren();
                     }
                 }
-                r = new ExportRow(required(values, Json.VALUES));
+                required(values ? Boolean.TRUE : null, Json.VALUES);
+                r = Kind.ROW;
             }
             case Json.R_END -> {
                 long nodes = -1, relationships = -1, rows = -1;
@@ -178,9 +180,11 @@ abstract class TokenRecordReader extends AbstractRecordReader {
                 if (rows < 0 && columnCount() >= 0) {
                     throw corrupt("end record of a rows stream without '" + Json.ROWS + "'");
                 }
+                boolean t = required(truncated, Json.TRUNCATED);
                 endRecord();
                 expectEnd();
-                return new ExportEnd(nodes, relationships, required(truncated, Json.TRUNCATED), Math.max(rows, 0));
+                end(nodes, relationships, t, Math.max(rows, 0));
+                return Kind.END;
             }
             case Json.R_ERROR -> {
                 String code = null, message = null;
@@ -200,6 +204,154 @@ abstract class TokenRecordReader extends AbstractRecordReader {
         }
         endRecord();
         return r;
+    }
+
+    /**
+     * A node or relationship record's fields, handed on as they arrive when they come in the order the writer
+     * writes them (id, labels or type, start, end, then properties), which costs nothing. Fields in another order
+     * (allowed, see docs/wire-format.md section 4) are held until the record's identity is complete: labels in a
+     * list, properties in a {@link PropertyBuffer}, handed on at the record's end.
+     */
+    private final class Entity {
+        private final boolean isNode;
+        private String idText, typeText, startText, endText;
+        private boolean labelsDone;
+        private boolean propertiesDone;
+        /** True once the record's first call (node or relationship) went to the handler. */
+        private boolean begun;
+        private List<String> heldLabels;
+        private PropertyBuffer heldProperties;
+
+        Entity(boolean isNode) {
+            this.isNode = isNode;
+        }
+
+        void clear() {
+            idText = typeText = startText = endText = null;
+            labelsDone = propertiesDone = begun = false;
+            heldLabels = null;
+            heldProperties = null;
+        }
+
+        void setId(String text) throws CorruptStreamException {
+            idText = once(idText, text);
+        }
+
+        void setType(String text) throws CorruptStreamException {
+            typeText = once(typeText, text);
+        }
+
+        void setStart(String text) throws CorruptStreamException {
+            startText = once(startText, text);
+        }
+
+        void setEnd(String text) throws CorruptStreamException {
+            endText = once(endText, text);
+        }
+
+        /** True if everything before the properties has arrived. */
+        private boolean identified() {
+            return isNode ? idText != null && labelsDone
+                    : idText != null && typeText != null && startText != null && endText != null;
+        }
+
+        /** Hands on the record's first call, once. */
+        private void begin() {
+            if (!begun) {
+                begun = true;
+                if (isNode) {
+                    nodeId.set(idText);
+                    node();
+                } else {
+                    relationshipId.set(idText);
+                    start.set(startText);
+                    end.set(endText);
+                    relationship(typeText);
+                }
+            }
+        }
+
+        void labels() throws IOException {
+            once(labelsDone ? Boolean.TRUE : null, Boolean.TRUE);
+            expect(JsonToken.START_ARRAY);
+            if (idText != null) {
+                begin();
+                while (nextToken() != JsonToken.END_ARRAY) {
+                    label(name(text()));
+                }
+            } else {
+                heldLabels = new ArrayList<>(4);
+                while (nextToken() != JsonToken.END_ARRAY) {
+                    heldLabels.add(name(text()));
+                }
+            }
+            labelsDone = true;
+        }
+
+        void properties() throws IOException {
+            once(propertiesDone ? Boolean.TRUE : null, Boolean.TRUE);
+            expect(JsonToken.START_OBJECT);
+            if (identified()) {
+                beginAll();
+                while (nextField()) {
+                    property(name(field));
+                    value();
+                }
+            } else {
+                heldProperties = new PropertyBuffer();
+                ExportHandler live = handler(heldProperties);
+                try {
+                    while (nextField()) {
+                        heldProperties.key(name(field));
+                        value();
+                    }
+                } finally {
+                    handler(live);
+                }
+            }
+            propertiesDone = true;
+        }
+
+        /** The record's first call and held labels, once everything before the properties has arrived. */
+        private void beginAll() {
+            if (!begun) {
+                begin();
+                if (heldLabels != null) {
+                    for (String label : heldLabels) {
+                        label(label);
+                    }
+                }
+            }
+        }
+
+        /** At the record's END_OBJECT: checks that every field came, and hands on what was held. */
+        void finish() throws IOException {
+            required(idText, Json.ID);
+            if (isNode) {
+                required(labelsDone ? Boolean.TRUE : null, Json.LABELS);
+            } else {
+                required(typeText, Json.TYPE);
+                required(startText, Json.START);
+                required(endText, Json.END);
+            }
+            required(propertiesDone ? Boolean.TRUE : null, Json.PROPERTIES);
+            beginAll();
+            if (heldProperties != null) {
+                heldProperties.replay(TokenRecordReader.this);
+            }
+        }
+    }
+
+    /** The shared instance of a label, type or key equal to {@code s} (the tokens' own caches hold most of them). */
+    private String name(String s) {
+        String shared = names.get(s);
+        if (shared != null) {
+            return shared;
+        }
+        if (names.size() < MAX_NAMES) {
+            names.put(s, s);
+        }
+        return s;
     }
 
     /** Reads the {@code record} field, which comes first. */
@@ -231,6 +383,14 @@ abstract class TokenRecordReader extends AbstractRecordReader {
         return value;
     }
 
+    /** {@code value} for a field of a record that had none yet ({@code previous} null). */
+    private <T> T once(T previous, T value) throws CorruptStreamException {
+        if (previous != null) {
+            throw corrupt("field '" + field + "' twice in one record");
+        }
+        return value;
+    }
+
     private List<String> strings() throws IOException {
         expect(JsonToken.START_ARRAY);
         List<String> labels = new ArrayList<>(4);
@@ -240,97 +400,85 @@ abstract class TokenRecordReader extends AbstractRecordReader {
         return labels;
     }
 
-    private List<String> labels() throws IOException {
-        expect(JsonToken.START_ARRAY);
-        parts.clearLabels();
-        while (nextToken() != JsonToken.END_ARRAY) {
-            parts.addLabel(text());
-        }
-        return parts.labels();
-    }
-
-    private PropertyMap properties() throws IOException {
-        expect(JsonToken.START_OBJECT);
-        parts.clearProperties();
-        while (nextField()) {
-            parts.addProperty(field, value());
-        }
-        PropertyMap properties = parts.properties();
-        if (properties == null) {
-            throw corrupt("property '" + parts.duplicate() + "' twice in one record");
-        }
-        return properties;
-    }
-
     // ---- values -------------------------------------------------------------------------------------------
 
-    /** The value at the current token. */
-    private Object value() throws IOException {
+    /** The value at the current token, handed on. */
+    private void value() throws IOException {
         JsonToken t = currentToken();
         if (t == null) {
             throw truncated();
         }
-        return switch (t) {
-            case VALUE_TRUE -> Boolean.TRUE;
-            case VALUE_FALSE -> Boolean.FALSE;
-            case VALUE_NUMBER_INT -> integer(Long.MIN_VALUE, Long.MAX_VALUE);
-            case VALUE_NUMBER_FLOAT -> getDoubleValue();
-            case VALUE_STRING -> getText();
+        switch (t) {
+            case VALUE_STRING -> stringValue(getText());
+            case VALUE_NUMBER_INT -> longValue(integer(Long.MIN_VALUE, Long.MAX_VALUE));
+            case VALUE_NUMBER_FLOAT -> doubleValue(getDoubleValue());
+            case VALUE_TRUE -> booleanValue(true);
+            case VALUE_FALSE -> booleanValue(false);
             case START_OBJECT -> tagged();
             default -> throw corrupt("unexpected " + t + " as a value");
-        };
+        }
     }
 
     /**
-     * The row value at the current token, inside {@code depth} lists and maps: null, a plain array (a list), a
-     * {@code map}, {@code node}, {@code relationship} or {@code path} object, or a property value.
+     * The row value at the current token, inside {@code depth} lists and maps, handed on: null, a plain array (a
+     * list), a {@code map}, {@code node}, {@code relationship} or {@code path} object, or a property value.
      */
-    private Object rowValue(int depth) throws IOException {
+    private void rowValue(int depth) throws IOException {
         JsonToken t = currentToken();
         if (t == JsonToken.VALUE_NULL) {
-            return null;
+            nullValue();
+            return;
         }
         if (t == JsonToken.START_ARRAY) {
             nest(depth);
-            List<Object> list = new ArrayList<>();
+            beginList(-1);
             while (nextToken() != JsonToken.END_ARRAY) {
-                list.add(rowValue(depth + 1));
+                rowValue(depth + 1);
             }
-            return Collections.unmodifiableList(list);
+            endList();
+            return;
         }
         if (t != JsonToken.START_OBJECT) {
-            return value();
+            value();
+            return;
         }
         if (!nextField()) {
             throw corrupt("empty object as a value");
         }
         String tag = field;
-        Object value;
         switch (tag) {
             case Json.MAP -> {
                 nest(depth);
                 expect(JsonToken.START_OBJECT);
-                Map<String, Object> map = new LinkedHashMap<>();
+                beginMap(-1);
+                Set<String> seen = new HashSet<>();
                 while (nextField()) {
                     String key = field;
-                    if (map.containsKey(key)) {
+                    if (!seen.add(key)) {
                         throw corrupt("map key '" + key + "' twice in one map");
                     }
-                    map.put(key, rowValue(depth + 1));
+                    mapKey(key);
+                    rowValue(depth + 1);
                 }
-                value = Collections.unmodifiableMap(map);
+                endMap();
             }
-            case Json.NODE_REF -> value = new NodeRef(text());
-            case Json.RELATIONSHIP_REF -> value = new RelationshipRef(text());
-            case Json.PATH -> value = path();
+            case Json.NODE_REF -> {
+                nodeRefId.set(text());
+                nodeRef();
+            }
+            case Json.RELATIONSHIP_REF -> {
+                relationshipRefId.set(text());
+                relationshipRef();
+            }
+            case Json.PATH -> objectValue(path());
             default -> {
-                return tagged(tag);
+                tagged(tag);
+                return;
             }
         }
         if (nextToken() != JsonToken.END_OBJECT) {
             throw corrupt("a tagged value has exactly one field, '" + tag + "' has company");
         }
-        return value;
     }
 
     private PathValue path() throws IOException {
@@ -351,33 +499,32 @@ abstract class TokenRecordReader extends AbstractRecordReader {
         return new PathValue(nodes, relationships);
     }
 
-    private Object tagged() throws IOException {
+    private void tagged() throws IOException {
         if (!nextField()) {
             throw corrupt("empty object as a value");
         }
-        return tagged(field);
+        tagged(field);
     }
 
-    /** The rest of a tagged value whose tag (the field name) has just been read. */
-    private Object tagged(String tag) throws IOException {
-        Object value = switch (tag) {
-            case Json.BYTE -> (byte) integer(Byte.MIN_VALUE, Byte.MAX_VALUE);
-            case Json.SHORT -> (short) integer(Short.MIN_VALUE, Short.MAX_VALUE);
-            case Json.INT -> (int) integer(Integer.MIN_VALUE, Integer.MAX_VALUE);
-            case Json.FLOAT -> floatPayload();
-            case Json.DOUBLE -> doublePayload();
-            case Json.CHAR -> charPayload();
-            case Json.BYTES -> binary();
-            case Json.VECTOR -> vector();
+    /** The rest of a tagged value whose tag (the field name) has just been read, handed on. */
+    private void tagged(String tag) throws IOException {
+        switch (tag) {
+            case Json.INT -> intValue((int) integer(Integer.MIN_VALUE, Integer.MAX_VALUE));
+            case Json.DOUBLE -> doubleValue(doublePayload());
+            case Json.FLOAT -> floatValue(floatPayload());
+            case Json.BYTE -> byteValue((byte) integer(Byte.MIN_VALUE, Byte.MAX_VALUE));
+            case Json.SHORT -> shortValue((short) integer(Short.MIN_VALUE, Short.MAX_VALUE));
+            case Json.CHAR -> charValue(charPayload());
+            case Json.BYTES -> objectValue(binary());
+            case Json.VECTOR -> objectValue(vector());
             default -> {
                 ArrayKind kind = ARRAY_KINDS.get(tag);
-                yield kind != null ? array(kind) : element(elementKind(tag));
+                objectValue(kind != null ? array(kind) : element(elementKind(tag)));
             }
-        };
+        }
         if (nextToken() != JsonToken.END_OBJECT) {
             throw corrupt("a tagged value has exactly one field, '" + tag + "' has company");
         }
-        return value;
     }
 
     private ArrayKind elementKind(String tag) throws CorruptStreamException {
