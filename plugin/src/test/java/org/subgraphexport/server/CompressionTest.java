@@ -163,6 +163,7 @@ class CompressionTest {
                 ExportHttp.params("root", demo.rootElementId()));
         assertEquals("zstd, gzip", ContentEncodings.acceptEncoding(), "zstd-jni is on the test class path");
         for (Format format : Format.values()) {
+            if (!format.clientDecodes()) continue;  // arrow: the compressed bytes are checked above, pyarrow reads it
             for (String coding : List.of(ContentEncodings.acceptEncoding(), "gzip")) {
                 HttpResponse<InputStream> response = HTTP.send(ContentEncodings.request(base.resolve(
                                 traverse(format, ""))).setHeader("Accept-Encoding", coding).build(),
