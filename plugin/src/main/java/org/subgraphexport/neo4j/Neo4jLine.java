@@ -24,6 +24,8 @@ import org.neo4j.kernel.internal.Version;
  *       {@code StaticAccessMode.READ}: 2025.04 and later</td></tr>
  *   <tr><td>a transaction's timeout</td><td>{@code TransactionTimeout.timeout()}, a Duration: 5.26.0-5.26.9,
  *       2025.01-2025.07; {@code timeoutNanos()}: 5.26.10 and later, 2025.08 and later</td></tr>
+ *   <tr><td>the HTTP server</td><td>Jetty 10: 5.26.0, 5.26.1 (not supported: the export admission aborts stalled
+ *       responses through Jetty 12's ee8 classes); Jetty 12: 5.26.2 and later, every calendar release</td></tr>
  * </table>
  *
  * <p>A release that changed a member in a third way makes {@link #check()} name it, and every export answers
@@ -36,6 +38,8 @@ public final class Neo4jLine {
     private static final MethodHandle READ_ONLY;
     private static final MethodHandle TIMEOUT_NANOS;
     private static final String PROBLEM;
+    /** What the export admission's stall and departure handling uses: Jetty 12's ee8 request, from 5.26.2 on. */
+    private static final String JETTY_12_REQUEST = "org.eclipse.jetty.ee8.nested.Request";
 
     static {
         MethodHandle readOnly = null;
@@ -46,7 +50,12 @@ public final class Neo4jLine {
             timeoutNanos = timeoutNanos();
         } catch (ReflectiveOperationException | LinkageError e) {
             problem = "Neo4j " + VERSION + " is not supported by this plugin (" + e
-                    + "); supported: 5.26.x and 2025.01 to 2026.08, see the README's support matrix";
+                    + "); supported: 5.26.2 and later 5.26 patches, and 2025.01 to 2026.08, see the README's "
+                    + "support matrix";
+        }
+        if (problem == null && !present(JETTY_12_REQUEST)) {
+            problem = "Neo4j " + VERSION + " serves HTTP with Jetty 10 (5.26.0 and 5.26.1); this plugin needs the "
+                    + "Jetty 12 of 5.26.2 and later: upgrade to the newest 5.26 patch";
         }
         READ_ONLY = readOnly;
         TIMEOUT_NANOS = timeoutNanos;
@@ -54,6 +63,15 @@ public final class Neo4jLine {
     }
 
     private Neo4jLine() {}
+
+    private static boolean present(String className) {
+        try {
+            Class.forName(className, false, Neo4jLine.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
 
     /** {@code new RestrictedAccessMode(mode, READ)} with READ from whichever class the line keeps it in. */
     private static MethodHandle readOnly() throws ReflectiveOperationException {
