@@ -24,8 +24,9 @@ class EndToEndQuickTest {
         EndToEndRunner.Options options = EndToEndRunner.Options.quick(out);
         EndToEndRunner.Table table = EndToEndRunner.run(options, System.out);
 
-        assertEquals(32, table.rows().size(), "rows: bolt, 4 HTTP peers, 8 exports, 3 compressed on loopback, "
-                + "5 each at 1 Gbit/s and 100 Mbit/s, kryo bytes/cached/304, walk only, 2 floor");
+        assertEquals(37, table.rows().size(), "rows: bolt, 4 HTTP peers, 8 exports, 3 compressed on loopback, "
+                + "5 each at 1 Gbit/s and 100 Mbit/s, arrow bytes, 4 streaming, kryo bytes/cached/304, walk only, "
+                + "2 floor");
         assertTrue(table.graph().nodes() > 1000, "a graph with some substance: " + table.graph());
         for (EndToEndRunner.Measured m : table.rows()) {
             assertNull(table.countsProblem(m), m.row().name());
