@@ -99,11 +99,6 @@ public final class Neo4jLine {
         }
     }
 
-    /** The running server's version, e.g. {@code 5.26.30} or {@code 2026.08.1}. */
-    public static String version() {
-        return VERSION;
-    }
-
     /**
      * Throws {@link UnsupportedOperationException} naming the member this server lacks if any of the ones above
      * could not be found; the resources call it before they start a response.
