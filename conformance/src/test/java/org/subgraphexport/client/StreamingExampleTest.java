@@ -24,12 +24,12 @@ import org.subgraphexport.encode.FixtureStream;
 import org.subgraphexport.wire.Format;
 
 /**
- * The README's streaming example, as a user copies it: the {@code ```java} block under "### The streaming API",
+ * The streaming example of docs/streaming-api.md, as a user copies it: the {@code ```java} block under its title,
  * compiled with {@code --release 17} against the client's classes, the wire spec and jackson-core alone, run on an
  * export file of the fixture in every format; it must print the counts the record API finds in the same file.
  */
 class StreamingExampleTest {
-    private static final Path README = Path.of("..", "README.md");
+    private static final Path DOC = Path.of("..", "docs", "streaming-api.md");
 
     @TempDir
     Path dir;
@@ -38,7 +38,7 @@ class StreamingExampleTest {
     @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
     void readmeStreamingExampleCompilesForJava17AndCountsWhatTheRecordApiFinds(Format format) throws Exception {
         Path source = dir.resolve("StreamingExample.java");
-        Files.writeString(source, javaBlock("### The streaming API"));
+        Files.writeString(source, javaBlock("# The streaming client API"));
         String classpath = String.join(File.pathSeparator, jar(ExportParser.class), jar(Format.class),
                 jar(JsonToken.class));
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
@@ -74,11 +74,11 @@ class StreamingExampleTest {
                 + " long values\n", printed.toString(StandardCharsets.UTF_8));
     }
 
-    /** The body of the first {@code ```java} block after the line {@code heading} in README.md. */
+    /** The body of the first {@code ```java} block after the line {@code heading} in docs/streaming-api.md. */
     private static String javaBlock(String heading) throws IOException {
-        List<String> lines = Files.readAllLines(README, StandardCharsets.UTF_8);
+        List<String> lines = Files.readAllLines(DOC, StandardCharsets.UTF_8);
         int h = lines.indexOf(heading);
-        assertTrue(h >= 0, () -> README + " has no line " + heading);
+        assertTrue(h >= 0, () -> DOC + " has no line " + heading);
         int start = h + 1;
         while (!lines.get(start).strip().equals("```java")) {
             assertTrue(!lines.get(start).startsWith("#"), () -> "no ```java block under " + heading);
