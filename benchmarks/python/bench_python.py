@@ -23,6 +23,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 import subgraph_export as sx
 
@@ -193,9 +194,16 @@ def main() -> int:
 def _counts(result: Any) -> Tuple[int, int]:
     if isinstance(result, tuple) and isinstance(result[0], str):
         return (0, result[1])
-    if isinstance(result, pa.Table):
-        kinds = result.column("kind").to_pylist()
-        return kinds.count("node"), kinds.count("relationship")
+    if isinstance(result, pa.Table):  # the stream as read: rows of the element union, counted by their group's kind
+        union = result.schema.field(0).type
+        kinds = [union.field(i).metadata[b"subgraph.kind"] for i in range(union.num_fields)]
+        counts = {b"node": 0, b"relationship": 0}
+        for chunk in result.column(0).chunks:
+            if len(chunk) == 0:  # the closing batch: pyarrow 26 crashes on type_codes of an empty union array
+                continue
+            for c in pc.value_counts(chunk.type_codes).to_pylist():
+                counts[kinds[c["values"]]] += c["counts"]
+        return counts[b"node"], counts[b"relationship"]
     if hasattr(result, "number_of_nodes"):
         return result.number_of_nodes(), result.number_of_edges()
     n, r = result

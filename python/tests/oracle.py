@@ -163,9 +163,10 @@ def _properties(table: pa.Table, skip: set) -> List[Dict[str, Any]]:
             continue
         values = _arrow(table.column(f.name).combine_chunks())
         tag = _tag(f)
-        key = f.name.split(".", 1)[1] if f.name.startswith(("node.", "relationship.")) else f.name
+        key = f.metadata[b"subgraph.key"].decode()
         for row, v in zip(rows, values):
             if v is not None:
+                assert key not in row, f"{key} in two columns of one row"
                 row[key] = (tag, v)
     for row, extra in zip(rows, table.column(sx._export.EXTRA).to_pylist()):
         if extra is not None:

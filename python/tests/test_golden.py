@@ -15,8 +15,18 @@ def test_pyarrow_reads_the_fixture_with_no_project_code(golden):
     table = reader.read_all()
     assert table.num_rows == 16
     assert reader.schema.metadata[b"subgraph.database"] == b"neo4j"
-    assert table.column_names[:6] == ["kind", "id", "labels", "type", "source", "target"]
-    assert table.column_names[-1] == "extra_properties"
+    assert table.column_names == ["element"]
+    union = table.schema.field(0).type
+    assert union.mode == "dense"
+    groups = [union.field(i) for i in range(union.num_fields)]
+    assert [g.name for g in groups[:2]] == ["node", "relationship"], "the catch-all groups come first"
+    for g in groups:
+        kind = g.metadata[b"subgraph.kind"].decode()
+        assert g.name == kind or g.name.startswith(kind + ":")
+        names = [f.name for f in g.type]
+        assert names[:2] == (["id", "labels"] if kind == "node" else ["id", "type"]) and names[-1] == "extra_properties"
+    rows = sum(len(chunk.field(i)) for chunk in table.column(0).chunks for i in range(union.num_fields))
+    assert rows == 16, "each group holds its own rows only"
 
 
 def test_every_value_of_the_fixture_equals_the_json_golden_file(golden):
@@ -37,7 +47,12 @@ def test_values_no_column_can_hold_go_to_extra_properties_exactly(golden):
     assert nodes[prefix + "2"][1]["key2"] == ("date", -2545740)
     assert nodes[prefix + "3"][1]["key2"] == ("localdatetime", json_value({"localdatetime": "2300-01-01T00:00:00"})[1])
     assert nodes[prefix + "5"][1] == {"key1": ("string", "five")}
+    assert nodes[prefix + "8"][1] == {"key1": json_value(8.5), "key3": json_value(0.5)}
     assert nodes[prefix + "9"] == (["Label0", "Label9"], {"key1": ("long", 9), "key3": ("double", json_value(0.5)[1])})
+    extra = dict(zip(export.nodes.column("element_id").to_pylist(), export.nodes.column("extra_properties").to_pylist()))
+    assert [e for e, v in extra.items() if v is not None] == [prefix + str(i) for i in (9, 1, 3, 8)], \
+        "the catch-all group first (9), then label 0's: out of range (1, 3), a type (8) or a key (8, 9) seen after the schema"
+    assert export.nodes.schema.field("key1:string").metadata == {b"subgraph.key": b"key1", b"subgraph.type": b"string"}
     rel = rels[export.header.relationship_id_prefix + "1"]
     assert rel[0] == "TYPE_0" and rel[1] == prefix + "0" and rel[2] == prefix + "1"
     assert rel[3]["key4"][0] == "datetime[]" and len(rel[3]["key4"][1]) == 2
@@ -52,7 +67,8 @@ def test_an_error_record_raises_after_the_complete_rows(golden):
     assert e.value.code == "Neo.TransientError.Transaction.Terminated"
     assert e.value.message == "The transaction has been terminated."
     assert sum(b.num_rows for b in batches) == 2, "the unfinished third node is dropped whole"
-    assert pa.Table.from_batches(batches).column("node.key1").to_pylist() == ["n0", "n1"]
+    nodes, _ = stream.split(pa.Table.from_batches(batches))
+    assert nodes.column("key1").to_pylist() == ["n0", "n1"]
     with pytest.raises(sx.ExportFailedError):
         sx.read_stream(io.BytesIO((golden / "arrow-error.arrow").read_bytes()))
 

@@ -60,8 +60,8 @@ class ArrowWriterTest {
             messages++;
         }
         assertEquals(b.length, p, "nothing after the end-of-stream marker");
-        // schema, 3 dictionaries, batch 1, deltas of the labels and the types, batch 2, the closing batch
-        assertEquals(9, messages);
+        // schema, 2 dictionaries, batch 1, deltas of the labels and the types, batch 2, the closing batch
+        assertEquals(8, messages);
     }
 
     @Test
@@ -87,18 +87,25 @@ class ArrowWriterTest {
         assertArrayEquals(new byte[] {-1, -1, -1, -1, 0, 0, 0, 0}, Arrays.copyOfRange(b, b.length - 8, b.length));
     }
 
-    /** NODES nodes; key 1 a long, then a string at node 5; key 2 dates and date-times out of range; key 3 and
-     *  label 9 only in the second batch; relationships 0 -> 1 of type 0 with a date-time array, one out of range. */
+    /**
+     * NODES nodes with label 0; key 1 a long, a string at node 5 (a second column), a double at node 8 (a type first
+     * seen after the schema: fallback); key 2 dates and date-times out of range; key 3 only in the second batch; the
+     * last node also has label 9 (a label set first seen after the schema: the catch-all group); relationships
+     * 0 -> 1 of type 0 (the catch-all group) with a date-time array, one out of range.
+     */
     static byte[] fallbackStream() throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         GraphWriter w = ArrowGraphWriter.arrow(out, BATCH);
         w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
         for (int i = 0; i < NODES; i++) {
             boolean late = i >= BATCH;
-            w.beginNode(i, late ? new int[] {0, 9} : new int[] {0}, late ? 2 : 1);
+            boolean lastNode = i == NODES - 1;
+            w.beginNode(i, lastNode ? new int[] {0, 9} : new int[] {0}, lastNode ? 2 : 1);
             w.property(1);
             if (i == 5) {
-                w.writeString("five");                                    // key1: another type -> fallback
+                w.writeString("five");                                    // key1: another type -> its own column
+            } else if (i == BATCH) {
+                w.writeDouble(i + 0.5);                                   // after the schema -> fallback
             } else {
                 w.writeLong(i);
             }
@@ -108,7 +115,7 @@ class ArrowWriterTest {
                     case 0 -> w.writeDate(LocalDate.of(2024, 2, 29));     // key2: date column
                     case 1 -> w.writeDate(LocalDate.MAX);                 // beyond date32 -> fallback
                     case 2 -> w.writeDate(LocalDate.of(-5000, 1, 1));     // fits date32
-                    default -> w.writeLocalDateTime(LocalDateTime.of(2300, 1, 1, 0, 0));  // another type
+                    default -> w.writeLocalDateTime(LocalDateTime.of(2300, 1, 1, 0, 0));  // beyond timestamp[ns]
                 }
             }
             if (late) {

@@ -11,16 +11,17 @@ import java.util.Map;
  * One column of the {@code arrow} format being filled for the current record batch: its Arrow field (name, type,
  * children, dictionary, metadata) and its buffers in Arrow's layout (validity bitmap, little-endian values,
  * int32 offsets). Appending grows the buffers; {@link #reset} empties them for the next batch, keeping their memory.
+ * Past {@link #length}, the validity bits and fixed-width data are zero, so that nulls cost no writes there.
  */
 abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, ArrowColumn.Offsets,
-        ArrowColumn.Struct {
+        ArrowColumn.Struct, ArrowColumn.DenseUnion {
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     // Schema.fbs Type union
     static final int T_INT = 2, T_FLOAT = 3, T_BINARY = 4, T_UTF8 = 5, T_BOOL = 6, T_DATE = 8, T_TIME = 9,
-            T_TIMESTAMP = 10, T_LIST = 12, T_STRUCT = 13, T_FIXED_SIZE_BINARY = 15;
+            T_TIMESTAMP = 10, T_LIST = 12, T_STRUCT = 13, T_UNION = 14, T_FIXED_SIZE_BINARY = 15;
 
     final String name;
     /** Field metadata, or null. */
@@ -60,15 +61,20 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
 
     /** Appends a null. */
     final void appendNull() {
-        bit(false);
-        nullData();
+        padTo(length + 1);
     }
 
-    /** Appends nulls until the column holds {@code n} values. */
+    /** Appends nulls until the column holds {@code n} values (their bits are zero already). */
     final void padTo(int n) {
-        while (length < n) {
-            appendNull();
+        int from = length;
+        if (from >= n) {
+            return;
         }
+        if ((n + 7) >> 3 > validity.length) {
+            validity = Arrays.copyOf(validity, Math.max((n + 7) >> 3, validity.length * 2));
+        }
+        length = n;
+        nullData(from, n);
     }
 
     private void bit(boolean set) {
@@ -78,45 +84,48 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
         }
         if (set) {
             validity[i >> 3] |= (byte) (1 << (i & 7));
-        } else {
-            validity[i >> 3] &= (byte) ~(1 << (i & 7));
         }
     }
 
-    /** The data a null takes (a zero, an offset repeated, nulls in the children). */
-    abstract void nullData();
+    /** The data of nulls {@code from} to {@code to}, counted in {@link #length} already. */
+    abstract void nullData(int from, int to);
+
+    /** Zeroes the bits of values {@code from} to {@code to} (dropped from the end). */
+    private void clearBits(int from, int to) {
+        for (int i = from; i < Math.min(to, 8 * validity.length); i++) {  // a union has no bits
+            validity[i >> 3] &= (byte) ~(1 << (i & 7));
+        }
+    }
 
     /** Bytes of data held, about: for the batch size. */
     abstract long bytes();
 
     /** Drops everything after the first {@code n} values (the record an error cut short). */
     void truncate(int n) {
+        clearBits(n, length);
         length = n;
     }
 
     /** Empties the column for the next batch. */
     void reset() {
+        Arrays.fill(validity, 0, Math.min(validity.length, (length + 7) >> 3), (byte) 0);  // a union has no bits
         length = 0;
     }
 
     // ---- the batch ----------------------------------------------------------------------------------------
 
     /** This column's and its children's field nodes and buffers, in Arrow's pre-order, into {@code batch}. */
-    final void emit(ArrowBatch batch) {
-        int nulls = 0;
-        for (int i = 0; i < length; i++) {
-            if ((validity[i >> 3] & (1 << (i & 7))) == 0) {
-                nulls++;
-            }
+    void emit(ArrowBatch batch) {
+        int valid = 0;
+        for (int i = 0; i < (length + 7) >> 3; i++) {  // the bits past the end are zero
+            valid += Integer.bitCount(validity[i] & 0xFF);
         }
+        int nulls = length - valid;
         batch.node(length, nulls);
         if (nulls == 0) {
             batch.buffer(validity, 0);  // all valid: Arrow allows the bitmap left out
         } else {
-            for (int i = length; i < ((length + 7) & ~7); i++) {  // bits past the end are zero
-                validity[i >> 3] &= (byte) ~(1 << (i & 7));
-            }
-            batch.buffer(validity, (length + 7) >> 3);
+            batch.buffer(validity, (length + 7) >> 3);  // the bits past the end are zero
         }
         dataBuffers(batch);
         for (ArrowColumn c : children()) {
@@ -224,12 +233,22 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
         }
 
         @Override
-        void nullData() {
-            int at = (length - 1) * width;
-            if (at + width > data.length) {
-                data = Arrays.copyOf(data, Math.max(at + width, data.length * 2));
+        void nullData(int from, int to) {
+            if (to * width > data.length) {
+                data = Arrays.copyOf(data, Math.max(to * width, data.length * 2));
             }
-            Arrays.fill(data, at, at + width, (byte) 0);
+        }
+
+        @Override
+        void truncate(int n) {
+            Arrays.fill(data, n * width, length * width, (byte) 0);
+            super.truncate(n);
+        }
+
+        @Override
+        void reset() {
+            Arrays.fill(data, 0, length * width, (byte) 0);
+            super.reset();
         }
 
         @Override
@@ -273,14 +292,28 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
             }
             if (v) {
                 bits[i >> 3] |= (byte) (1 << (i & 7));
-            } else {
-                bits[i >> 3] &= (byte) ~(1 << (i & 7));
             }
         }
 
         @Override
-        void nullData() {
-            set(length - 1, false);
+        void nullData(int from, int to) {
+            if ((to + 7) >> 3 > bits.length) {
+                bits = Arrays.copyOf(bits, Math.max((to + 7) >> 3, bits.length * 2));
+            }
+        }
+
+        @Override
+        void truncate(int n) {
+            for (int i = n; i < length; i++) {
+                bits[i >> 3] &= (byte) ~(1 << (i & 7));
+            }
+            super.truncate(n);
+        }
+
+        @Override
+        void reset() {
+            Arrays.fill(bits, 0, (length + 7) >> 3, (byte) 0);
+            super.reset();
         }
 
         @Override
@@ -290,10 +323,7 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
 
         @Override
         void dataBuffers(ArrowBatch batch) {
-            for (int i = length; i < ((length + 7) & ~7); i++) {
-                set(i, false);
-            }
-            batch.buffer(bits, (length + 7) >> 3);
+            batch.buffer(bits, (length + 7) >> 3);  // the bits past the end are zero
         }
     }
 
@@ -333,8 +363,14 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
         }
 
         @Override
-        final void nullData() {
-            offset(length, valuesEnd());
+        final void nullData(int from, int to) {
+            int end = valuesEnd();
+            if (4 * (to + 1) > offsets.length) {
+                offsets = Arrays.copyOf(offsets, Math.max(4 * (to + 1), offsets.length * 2));
+            }
+            for (int i = from + 1; i <= to; i++) {
+                INT.set(offsets, 4 * i, end);
+            }
         }
 
         @Override
@@ -496,9 +532,9 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
         }
 
         @Override
-        void nullData() {
+        void nullData(int from, int to) {
             for (ArrowColumn c : children) {
-                c.appendNull();
+                c.padTo(to);
             }
         }
 
@@ -515,7 +551,7 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
         void truncate(int n) {
             super.truncate(n);
             for (ArrowColumn c : children) {
-                c.truncate(n);
+                c.truncate(Math.min(c.length, n));  // a child not yet padded holds fewer
             }
         }
 
@@ -524,6 +560,84 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
             super.reset();
             for (ArrowColumn c : children) {
                 c.reset();
+            }
+        }
+
+        @Override
+        void dataBuffers(ArrowBatch batch) {}
+    }
+
+    /**
+     * A dense union of struct columns, one per group of rows (docs/wire-format.md 7.1): per row the child's type id
+     * (its position) and the row's offset in that child, which holds only its own rows. Arrow gives a union no
+     * validity bitmap.
+     */
+    static final class DenseUnion extends ArrowColumn {
+        final List<Struct> children;
+        private byte[] typeIds = new byte[256];
+        private byte[] offsets = new byte[1024];
+
+        DenseUnion(String name, Map<String, String> metadata, List<Struct> children) {
+            super(name, metadata);
+            this.children = children;
+        }
+
+        @Override
+        int typeId() {
+            return T_UNION;
+        }
+
+        @Override
+        FlatBuffer.Table type() {
+            int[] ids = new int[children.size()];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = i;
+            }
+            return new FlatBuffer.Table().int16(0, 1).child(1, ids);  // mode: Dense; typeIds
+        }
+
+        @Override
+        List<ArrowColumn> children() {
+            return List.copyOf(children);
+        }
+
+        /** The next row is row {@code offset} of child {@code child}. */
+        void row(int child, int offset) {
+            int i = length++;
+            if (i >= typeIds.length) {
+                typeIds = Arrays.copyOf(typeIds, typeIds.length * 2);
+                offsets = Arrays.copyOf(offsets, offsets.length * 2);
+            }
+            typeIds[i] = (byte) child;
+            INT.set(offsets, 4 * i, offset);
+        }
+
+        @Override
+        void nullData(int from, int to) {
+            throw new UnsupportedOperationException("a union row names its child");
+        }
+
+        @Override
+        long bytes() {
+            return 5L * length;
+        }
+
+        /** Empties the union and every child for the next batch. */
+        @Override
+        void reset() {
+            super.reset();
+            for (ArrowColumn c : children) {
+                c.reset();
+            }
+        }
+
+        @Override
+        void emit(ArrowBatch batch) {
+            batch.node(length, 0);
+            batch.buffer(typeIds, length);
+            batch.buffer(offsets, 4 * length);
+            for (ArrowColumn c : children) {
+                c.emit(batch);
             }
         }
 

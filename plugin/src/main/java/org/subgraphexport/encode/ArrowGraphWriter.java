@@ -3,6 +3,7 @@ package org.subgraphexport.encode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.reflect.Array;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -12,10 +13,14 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.subgraphexport.encode.ArrowColumn.Bool;
+import org.subgraphexport.encode.ArrowColumn.DenseUnion;
 import org.subgraphexport.encode.ArrowColumn.Fixed;
 import org.subgraphexport.encode.ArrowColumn.ListColumn;
 import org.subgraphexport.encode.ArrowColumn.Struct;
@@ -28,16 +33,19 @@ import org.subgraphexport.wire.Wire.Arrow;
 
 /**
  * Writes the {@code arrow} format: an Apache Arrow IPC stream (docs/wire-format.md section 7), written by hand for
- * this one layout. Nodes and relationships are rows of one table: {@code kind} (dictionary: node, relationship),
- * {@code id}, {@code labels} (list of dictionary-encoded strings), {@code type} (dictionary), {@code source},
- * {@code target}, one column per (record kind, property key) as {@code node.<key>} / {@code relationship.<key>},
- * and {@code extra_properties}.
+ * this one layout. The stream has one column, {@code element}: a dense union with one struct child per
+ * <em>group</em> of records, the nodes of one label set or the relationships of one type, each holding only its
+ * own rows and only its own property columns. A node group has {@code id}, {@code labels} (list of
+ * dictionary-encoded strings), its property columns and {@code extra_properties}; a relationship group has
+ * {@code id}, {@code type} (dictionary), {@code source}, {@code target}, its property columns and
+ * {@code extra_properties}.
  *
  * <p>Rows collect in the columns until a batch holds {@link Arrow#BATCH_ROWS} rows or about
  * {@link Arrow#BATCH_BYTES} bytes, then go out as one record batch (dictionary deltas first). The schema goes out
- * with the first batch: a property column exists for every key seen in it, typed by the first value of that key.
- * A value no column can hold exactly (its key first seen later, another type than its column's, a date or
- * timestamp beyond the Arrow type's range) goes, as the {@code json} format writes it, into the row's
+ * with the first batch: a group for every label set and type seen in it, then one catch-all group per record kind
+ * ({@code node}, {@code relationship}) for those seen later; a property column for every (key, value type) a
+ * group held in it. A value no column can hold exactly (no column of its type in its group, a date or timestamp
+ * beyond the Arrow type's range) goes, as the {@code json} format writes it, into the row's
  * {@code extra_properties} JSON object: nothing is dropped or changed. The closing record is an empty record
  * batch whose message metadata says {@code end} (with the counts) or {@code error} (code and message).
  *
@@ -47,7 +55,7 @@ import org.subgraphexport.wire.Wire.Arrow;
 public final class ArrowGraphWriter extends ByteRecordWriter {
     // Message.fbs
     private static final int V5 = 4, SCHEMA = 1, DICTIONARY_BATCH = 2, RECORD_BATCH = 3;
-    private static final long KIND_DICTIONARY = 0, LABEL_DICTIONARY = 1, TYPE_DICTIONARY = 2;
+    private static final long LABEL_DICTIONARY = 0, TYPE_DICTIONARY = 1;
     // value codes: 0..15 the ArrayKind ordinals, then these; arrays and vectors offset by ARRAY, VECTOR
     private static final int BYTE = 16, BYTES = 17, ARRAY = 32, VECTOR = 64;
     private static final String[] SCALAR_NAMES = {
@@ -55,29 +63,120 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         "time", "localdatetime", "datetime", "duration", "uuid", "byte", "bytes"
     };
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    /** The batch's size is summed every this many rows, or once the variable-length values since exceed
+     *  {@link #CHECK_BYTES}: a batch overshoots {@link Arrow#BATCH_BYTES} by less than that. */
+    private static final int CHECK_ROWS = 64, CHECK_BYTES = 256 << 10;
+    /** Union type ids are below 128: groups beyond this many (the catch-alls included) use the catch-alls. */
+    private static final int MAX_GROUPS = 127;
 
-    /** A property column: the value code it holds, and the column. */
-    private record PropertyColumn(int code, ArrowColumn column) {}
+    /** A property column: the key and value code it holds, and the column. */
+    private record PropertyColumn(int key, int code, ArrowColumn column) {}
 
-    private final Fixed kind = new Fixed(Arrow.KIND, null, 1, ArrowColumn.T_UTF8, new FlatBuffer.Table(), KIND_DICTIONARY);
-    private final Fixed id = new Fixed(Arrow.ID, null, 8, ArrowColumn.T_INT, intType(64, true));
-    private final ListColumn labels = new ListColumn(Arrow.LABELS, null,
-            new Fixed("item", null, 4, ArrowColumn.T_UTF8, new FlatBuffer.Table(), LABEL_DICTIONARY));
-    private final Fixed type = new Fixed(Arrow.TYPE, null, 4, ArrowColumn.T_UTF8, new FlatBuffer.Table(), TYPE_DICTIONARY);
-    private final Fixed source = new Fixed(Arrow.SOURCE, null, 8, ArrowColumn.T_INT, intType(64, true));
-    private final Fixed target = new Fixed(Arrow.TARGET, null, 8, ArrowColumn.T_INT, intType(64, true));
-    private final Variable extra = new Variable(Arrow.EXTRA, null, true);
-    /** Every column in schema order: the fixed ones, the property columns, extra last. */
-    private final List<ArrowColumn> columns = new ArrayList<>(List.of(kind, id, labels, type, source, target, extra));
-    /** Property columns by database key id, per record kind (index NODE - 1, RELATIONSHIP - 1). */
-    private PropertyColumn[][] properties = {new PropertyColumn[64], new PropertyColumn[64]};
+    /** The rows of one label set or one relationship type (or a catch-all): a struct child of the union. */
+    private static final class Group {
+        final int record;
+        /** Its type id in the union: its position. */
+        final int child;
+        final Struct struct;
+        final Fixed id;
+        final ListColumn labels;
+        final Fixed type, source, target;
+        final Variable extra;
+        /** Property columns by database key id: those of each value type the key has in this group. */
+        PropertyColumn[][] byKey = new PropertyColumn[16][];
+
+        Group(int record, String name, int child) {
+            this.record = record;
+            this.child = child;
+            id = int64(Arrow.ID, null);
+            extra = new Variable(Arrow.EXTRA, null, true);
+            List<ArrowColumn> columns = new ArrayList<>();
+            columns.add(id);
+            if (record == NODE) {
+                labels = new ListColumn(Arrow.LABELS, null,
+                        new Fixed("item", null, 4, ArrowColumn.T_UTF8, new FlatBuffer.Table(), LABEL_DICTIONARY));
+                columns.add(labels);
+                type = source = target = null;
+            } else {
+                labels = null;
+                type = new Fixed(Arrow.TYPE, null, 4, ArrowColumn.T_UTF8, new FlatBuffer.Table(), TYPE_DICTIONARY);
+                source = int64(Arrow.SOURCE, null);
+                target = int64(Arrow.TARGET, null);
+                columns.addAll(List.of(type, source, target));
+            }
+            columns.add(extra);
+            struct = new Struct(name, Map.of(Arrow.META_KIND, record == NODE ? Arrow.NODE : Arrow.RELATIONSHIP),
+                    columns);
+        }
+
+        PropertyColumn find(int key, int code) {
+            PropertyColumn[] columns = key < byKey.length ? byKey[key] : null;
+            if (columns != null) {
+                for (PropertyColumn p : columns) {
+                    if (p.code == code) {
+                        return p;
+                    }
+                }
+            }
+            return null;
+        }
+
+        PropertyColumn add(int key, int code, ArrowColumn column) {
+            if (key >= byKey.length) {
+                byKey = Arrays.copyOf(byKey, Math.max(key + 1, 2 * byKey.length));
+            }
+            PropertyColumn[] columns = byKey[key] == null ? new PropertyColumn[1] : Arrays.copyOf(byKey[key],
+                    byKey[key].length + 1);
+            PropertyColumn p = columns[columns.length - 1] = new PropertyColumn(key, code, column);
+            byKey[key] = columns;
+            struct.children.add(struct.children.size() - 1, column);  // before extra
+            column.padTo(struct.length - 1);
+            return p;
+        }
+
+        /** Rows of this group in the batch (the current one included while it is written). */
+        int rows() {
+            return struct.length;
+        }
+    }
+
+    /** The names of the property columns of one record kind, across its groups, by (key, value code). */
+    private static final class ColumnNames {
+        final Map<Long, String> byKeyAndCode = new LinkedHashMap<>();
+        final Set<String> taken = new HashSet<>();
+
+        ColumnNames(String... fixed) {
+            taken.addAll(List.of(fixed));
+        }
+    }
+
+    private final List<Struct> groupStructs = new ArrayList<>();
+    private final List<Group> groups = new ArrayList<>();
+    private final DenseUnion element = new DenseUnion(Arrow.ELEMENT, null, groupStructs);
+    /** Groups of nodes by label set, of relationships by type id; the catch-alls once the schema is out. */
+    private final Map<LabelSet, Group> nodeGroups = new HashMap<>();
+    private Group[] typeGroups = new Group[16];
+    /** The catch-all groups, children 0 and 1: label sets and types first seen after the schema went out. */
+    private final Group otherNodes = newGroup(NODE, Arrow.NODE), otherRelationships = newGroup(RELATIONSHIP,
+            Arrow.RELATIONSHIP);
+    private final ColumnNames[] names = {
+        new ColumnNames(Arrow.ID, Arrow.LABELS, Arrow.EXTRA),
+        new ColumnNames(Arrow.ID, Arrow.TYPE, Arrow.SOURCE, Arrow.TARGET, Arrow.EXTRA)
+    };
+    /** The group of the record being written; the last node group and its label set, for the next node. */
+    private Group current, lastNodeGroup;
+    private final LabelSet probe = new LabelSet(new int[8], 0);
+    /** The labels of the node being begun, as dictionary indexes. */
+    private int[] labels = new int[8];
+    private boolean rowOpen;
     private boolean schemaSent;
     private Header header;
     /** Dictionary values: labels and types in order of first appearance, and how many went out already. */
     private final List<String> labelNames = new ArrayList<>(), typeNames = new ArrayList<>();
     private int labelsSent, typesSent;
-    /** Complete rows in the current batch. */
+    /** Complete rows in the current batch; bytes of variable-length values since its size was last summed. */
     private int batchRows;
+    private long unchecked;
     private final ArrowBatch batch = new ArrowBatch();
     /** The key of the property whose value is due or being written. */
     private int key;
@@ -127,14 +226,20 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     @Override
     public void beginNode(long id, int[] labelIds, int labelCount) throws IOException {
         beginNodeRecord();
-        kind.int8(0);
-        this.id.int64(id);
-        labels.begin();
-        Fixed items = (Fixed) labels.child;
-        for (int i = 0; i < labelCount; i++) {
-            items.int32(index(token(LABEL_TOKEN, labelIds[i])));
+        if (labels.length < labelCount) {
+            labels = new int[labelCount];
         }
-        labels.end();
+        for (int i = 0; i < labelCount; i++) {
+            labels[i] = index(token(LABEL_TOKEN, labelIds[i]));
+        }
+        Group g = startRow(nodeGroup(labels, labelCount));
+        g.id.int64(id);
+        g.labels.begin();
+        Fixed items = (Fixed) g.labels.child;
+        for (int i = 0; i < labelCount; i++) {
+            items.int32(labels[i]);
+        }
+        g.labels.end();
     }
 
     @Override
@@ -146,12 +251,11 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     @Override
     public void beginRelationship(long id, int type, long startNode, long endNode) throws IOException {
         beginRelationshipRecord();
-        kind.int8(1);
-        this.id.int64(id);
-        labels.appendNull();
-        this.type.int32(index(token(TYPE_TOKEN, type)));
-        source.int64(startNode);
-        target.int64(endNode);
+        Group g = startRow(relationshipGroup(index(token(TYPE_TOKEN, type))));
+        g.id.int64(id);
+        g.type.int32(index(token(TYPE_TOKEN, type)));
+        g.source.int64(startNode);
+        g.target.int64(endNode);
     }
 
     @Override
@@ -166,42 +270,136 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         this.key = key;
     }
 
+    /** A row of {@code g} begins: the union's entry, the struct's. */
+    private Group startRow(Group g) {
+        element.row(g.child, g.rows());
+        g.struct.begin();
+        current = g;
+        rowOpen = true;
+        return g;
+    }
+
     /** The record's row is complete: its fallback properties, nulls where it has no value; maybe a batch ends. */
     private void rowComplete() throws IOException {
-        int row = batchRows;
+        Group g = current;
         if (fallbackOpen) {
             json.endNode();
             fallbackOpen = false;
             byte[] record = json.out.pos > 0 ? json.out.buf : jsonSpill.toByteArray();
             int end = json.out.pos > 0 ? json.out.pos : record.length;
             int start = propertiesStart(record, end);
-            extra.bytes(record, start, end - 1 - start);  // the properties object, without the record's '}'
+            g.extra.bytes(record, start, end - 1 - start);  // the properties object, without the record's '}'
+            unchecked += end - start;
             resetJson();
         }
-        for (ArrowColumn c : columns) {
-            if (c.length > row + 1) {
-                throw new IllegalArgumentException("property key " + key + " twice in one record");
-            }
-        }
-        batchRows = row + 1;
-        labels.padTo(batchRows);
-        type.padTo(batchRows);
-        source.padTo(batchRows);
-        target.padTo(batchRows);
-        extra.padTo(batchRows);
-        if (batchRows >= batchLimit || batchBytes() >= Arrow.BATCH_BYTES) {
+        g.extra.padTo(g.rows());
+        rowOpen = false;
+        batchRows++;
+        if (batchRows >= batchLimit
+                || ((batchRows % CHECK_ROWS == 0 || unchecked >= CHECK_BYTES) && batchBytes() >= Arrow.BATCH_BYTES)) {
             sendBatch();
         }
         endRecord();
     }
 
     private long batchBytes() {
-        long n = 0;
-        for (ArrowColumn c : columns) {
-            n += c.bytes();
-        }
-        return n;
+        unchecked = 0;
+        return element.bytes() + groupStructs.stream().mapToLong(ArrowColumn::bytes).sum();
     }
+
+    // ---- groups -------------------------------------------------------------------------------------------
+
+    /** Label sets as map keys; {@link #probe} looks up without allocating. */
+    private static final class LabelSet {
+        int[] labels;
+        int count;
+
+        LabelSet(int[] labels, int count) {
+            this.labels = labels;
+            this.count = count;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof LabelSet l && Arrays.equals(labels, 0, count, l.labels, 0, l.count);
+        }
+
+        @Override
+        public int hashCode() {
+            int h = 1;
+            for (int i = 0; i < count; i++) {
+                h = 31 * h + labels[i];
+            }
+            return h;
+        }
+    }
+
+    /**
+     * The group of nodes with the first {@code count} of these labels (dictionary indexes): found, new before the
+     * schema, else the catch-all.
+     */
+    private Group nodeGroup(int[] labels, int count) {
+        if (lastNodeGroup != null && Arrays.equals(probe.labels, 0, probe.count, labels, 0, count)) {
+            return lastNodeGroup;
+        }
+        if (probe.labels.length < count) {
+            probe.labels = new int[count];
+        }
+        System.arraycopy(labels, 0, probe.labels, 0, count);
+        probe.count = count;
+        Group g = nodeGroups.get(probe);
+        if (g == null) {
+            if (schemaSent || groups.size() == MAX_GROUPS) {
+                g = otherNodes;
+            } else {
+                StringBuilder name = new StringBuilder(Arrow.NODE);
+                for (int i = 0; i < count; i++) {
+                    name.append(':').append(labelNames.get(labels[i]));
+                }
+                g = newGroup(NODE, name.toString());
+                nodeGroups.put(new LabelSet(Arrays.copyOf(labels, count), count), g);
+            }
+        }
+        lastNodeGroup = g;
+        return g;
+    }
+
+    /** The group of relationships of this type (dictionary index): as {@link #nodeGroup}. */
+    private Group relationshipGroup(int type) {
+        if (type >= typeGroups.length) {
+            typeGroups = Arrays.copyOf(typeGroups, Math.max(type + 1, 2 * typeGroups.length));
+        }
+        Group g = typeGroups[type];
+        if (g == null) {
+            if (schemaSent || groups.size() == MAX_GROUPS) {
+                return otherRelationships;
+            }
+            g = typeGroups[type] = newGroup(RELATIONSHIP, Arrow.RELATIONSHIP + ":" + typeNames.get(type));
+        }
+        return g;
+    }
+
+    private Group newGroup(int record, String name) {
+        Group g = new Group(record, name, groups.size());
+        groups.add(g);
+        groupStructs.add(g.struct);
+        return g;
+    }
+
+    /** As the schema goes out: the catch-all groups get a column for every (key, type) of their record kind. */
+    private void completeCatchAlls() {
+        for (Group g : List.of(otherNodes, otherRelationships)) {
+            names[g.record - 1].byKeyAndCode.forEach((keyAndCode, name) -> {
+                int key = (int) (keyAndCode >>> 8);
+                int code = (int) (keyAndCode & 0xFF);
+                if (g.find(key, code) == null) {
+                    g.add(key, code, newColumn(code, name, keyName(key)));
+                }
+            });
+        }
+    }
+
+    // ---- rows streams: refused ----------------------------------------------------------------------------
 
     /** Refused: the layout has no rows (the Cypher endpoint answers mode=rows in arrow with 400). */
     @Override
@@ -236,8 +434,10 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     @Override
     public void error(String code, String message) throws IOException {
         beginError();
-        for (ArrowColumn c : columns) {  // drops the unfinished row
-            c.truncate(Math.min(c.length, batchRows));
+        if (rowOpen) {  // drops the unfinished row
+            current.struct.truncate(current.rows() - 1);
+            element.truncate(batchRows);
+            rowOpen = false;
         }
         staging = false;
         if (fallbackOpen) {
@@ -265,8 +465,8 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     /** The rows collected so far as one record batch (the schema and dictionaries first, as needed). */
     private void sendBatch() {
         if (!schemaSent) {
+            completeCatchAlls();
             schema();
-            dictionary(KIND_DICTIONARY, List.of(Arrow.KIND_NODE, Arrow.KIND_RELATIONSHIP), false);
             dictionary(LABEL_DICTIONARY, labelNames.subList(0, labelNames.size()), false);
             dictionary(TYPE_DICTIONARY, typeNames.subList(0, typeNames.size()), false);
             labelsSent = labelNames.size();
@@ -284,23 +484,22 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
             typesSent = typeNames.size();
         }
         batch.clear();
-        for (ArrowColumn c : columns) {
-            c.padTo(batchRows);
-            c.emit(batch);
+        for (Struct s : groupStructs) {
+            for (ArrowColumn c : s.children) {
+                c.padTo(s.length);
+            }
         }
+        element.emit(batch);
         message(RECORD_BATCH, batch.header(batchRows), null);
-        for (ArrowColumn c : columns) {
-            c.reset();
-        }
+        element.reset();
         batchRows = 0;
+        unchecked = 0;
     }
 
     /** An empty record batch whose message metadata is the closing record. */
     private void closingBatch(Map<String, String> metadata) {
         batch.clear();
-        for (ArrowColumn c : columns) {
-            c.emit(batch);
-        }
+        element.emit(batch);
         message(RECORD_BATCH, batch.header(0), metadata);
     }
 
@@ -319,7 +518,7 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         message(DICTIONARY_BATCH, dictionary, null);
     }
 
-    /** The schema message: every column's field, and the header as metadata. */
+    /** The schema message: the union's field with every group's, and the header as metadata. */
     private void schema() {
         Map<String, String> meta = new LinkedHashMap<>();
         meta.put(Arrow.META_VERSION, Integer.toString(Wire.VERSION));
@@ -327,18 +526,15 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         meta.put(Arrow.META_ROOT, WireText.wellFormed(header.root()));
         meta.put(Arrow.META_NODE_ID_PREFIX, WireText.wellFormed(header.nodeIdPrefix()));
         meta.put(Arrow.META_REL_ID_PREFIX, WireText.wellFormed(header.relIdPrefix()));
-        List<FlatBuffer.Table> fields = new ArrayList<>();
-        for (ArrowColumn c : columns) {
-            fields.add(field(c, c != kind && c != id));
-        }
         FlatBuffer.Table schema = new FlatBuffer.Table()
                 .int16(0, 0)                                       // endianness: little
-                .child(1, fields)                                  // fields
+                .child(1, List.of(field(element, false)))          // fields
                 .child(2, keyValues(meta));                        // custom_metadata
         message(SCHEMA, schema, null);
     }
 
-    private static FlatBuffer.Table field(ArrowColumn c, boolean nullable) {
+    /** A column's field; never null: the union, the groups, their ids, labels, types and ends. */
+    private FlatBuffer.Table field(ArrowColumn c, boolean nullable) {
         FlatBuffer.Table f = new FlatBuffer.Table()
                 .child(0, c.name)                                  // name
                 .bool(1, nullable)                                 // nullable
@@ -352,13 +548,22 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         }
         List<FlatBuffer.Table> children = new ArrayList<>();
         for (ArrowColumn child : c.children()) {
-            children.add(field(child, true));
+            children.add(field(child, c instanceof Struct && !required(child)));
         }
         f.child(5, children);                                      // children
         if (c.metadata != null) {
             f.child(6, keyValues(c.metadata));                     // custom_metadata
         }
         return f;
+    }
+
+    private boolean required(ArrowColumn c) {
+        for (Group g : groups) {
+            if (c == g.struct || c == g.id || c == g.labels || c == g.type || c == g.source || c == g.target) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static List<FlatBuffer.Table> keyValues(Map<String, String> map) {
@@ -410,32 +615,51 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         return ref[0] & 0xFF | (ref[1] & 0xFF) << 8 | (ref[2] & 0xFF) << 16 | (ref[3] & 0xFF) << 24;
     }
 
+    private String keyName(int key) {
+        return new String(token(KEY_TOKEN, key), StandardCharsets.UTF_8);
+    }
+
     // ---- where a value goes -------------------------------------------------------------------------------
 
     /**
-     * The column of the current property for values of {@code code}, holding this row's earlier rows; null if the
-     * value falls back (no such column once the schema is out, or one of another type).
+     * The column of the current property for values of {@code code} in the current group, holding the group's
+     * earlier rows; null if the value falls back (no such column once the schema is out).
      */
     private ArrowColumn column(int code) {
-        int record = inProperties - 1;
-        PropertyColumn[] byKey = properties[record];
-        if (key >= byKey.length) {
-            byKey = properties[record] = Arrays.copyOf(byKey, Math.max(key + 1, 2 * byKey.length));
-        }
-        PropertyColumn p = byKey[key];
+        Group g = current;
+        PropertyColumn p = g.find(key, code);
         if (p == null) {
             if (schemaSent) {
                 return null;
             }
-            String name = (record == 0 ? Arrow.NODE_PREFIX : Arrow.RELATIONSHIP_PREFIX)
-                    + new String(token(KEY_TOKEN, key), StandardCharsets.UTF_8);
-            p = byKey[key] = new PropertyColumn(code, newColumn(code, name));
-            columns.add(columns.size() - 1, p.column);  // before extra
-        } else if (p.code != code) {
-            return null;
+            p = g.add(key, code, newColumn(code, columnName(g.record, key, code), keyName(key)));
         }
-        p.column.padTo(batchRows);
+        int row = g.rows() - 1;
+        if (p.column.length > row) {
+            throw new IllegalArgumentException("property key " + key + " twice in one record");
+        }
+        p.column.padTo(row);
         return p.column;
+    }
+
+    /**
+     * The name of the column of {@code key} with values of {@code code} in every group of {@code record}'s kind:
+     * the key for its first type, unless a fixed column has that name; {@code key:type} for the others.
+     */
+    private String columnName(int record, int key, int code) {
+        ColumnNames kind = names[record - 1];
+        long keyAndCode = (long) key << 8 | code;
+        String name = kind.byKeyAndCode.get(keyAndCode);
+        if (name == null) {
+            String base = keyName(key);
+            name = kind.taken.contains(base) ? base + ":" + typeName(code) : base;
+            for (int n = 2; kind.taken.contains(name); n++) {
+                name = base + ":" + typeName(code) + ":" + n;
+            }
+            kind.taken.add(name);
+            kind.byKeyAndCode.put(keyAndCode, name);
+        }
+        return name;
     }
 
     /** Where a value of {@code kind} goes that may be an array element: the element column, or a property's. */
@@ -489,10 +713,17 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
 
     // ---- columns of each value type -----------------------------------------------------------------------
 
-    private static ArrowColumn newColumn(int code, String name) {
-        String typeName = code >= VECTOR ? "vector(" + VectorKind.values()[code - VECTOR] + ")"
+    /** The wire type's name of values of {@code code}: {@code long}, {@code int[]}, {@code vector(FLOAT32)}. */
+    private static String typeName(int code) {
+        return code >= VECTOR ? "vector(" + VectorKind.values()[code - VECTOR] + ")"
                 : code >= ARRAY ? Wire.Json.arrayTag(ArrayKind.values()[code - ARRAY]) : SCALAR_NAMES[code];
-        Map<String, String> meta = Map.of(Arrow.META_TYPE, typeName);
+    }
+
+    /** A property column for values of {@code code}, named {@code name}, of the property key {@code key}. */
+    private static ArrowColumn newColumn(int code, String name, String key) {
+        Map<String, String> meta = new LinkedHashMap<>();
+        meta.put(Arrow.META_KEY, key);
+        meta.put(Arrow.META_TYPE, typeName(code));
         if (code >= VECTOR) {
             int element = switch (VectorKind.values()[code - VECTOR]) {
                 case INT8 -> BYTE;
@@ -659,6 +890,7 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     @Override
     public void writeString(String value) throws IOException {
         ArrowColumn c = element(ArrayKind.STRING);
+        unchecked += value.length();
         if (c != null) {
             ((Variable) c).string(value);
         } else {
@@ -673,6 +905,7 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
             return;
         }
         ArrowColumn c = element(ArrayKind.STRING);
+        unchecked += length;
         if (c != null) {
             ((Variable) c).bytes(utf8, offset, length);
         } else {
@@ -683,6 +916,7 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     @Override
     public void writeBytes(byte[] value) throws IOException {
         ArrowColumn c = scalar(BYTES, "writeBytes inside an array");
+        unchecked += value.length;
         if (c != null) {
             ((Variable) c).bytes(value, 0, value.length);
         } else {
@@ -812,6 +1046,7 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         }
         ListColumn l = (ListColumn) c;
         l.begin();
+        unchecked += 8L * Array.getLength(values);
         vectorElements = (Fixed) l.child;
         vectorValues(kind, values);
         l.end();
@@ -840,6 +1075,7 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     @Override
     public void beginArray(int size, ArrayKind kind) throws IOException {
         beginArraySlot(size, kind);
+        unchecked += 8L * size;
         ArrowColumn c = column(ARRAY + kind.ordinal());
         if (c == null) {
             openFallback();

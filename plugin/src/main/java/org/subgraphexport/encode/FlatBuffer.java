@@ -40,7 +40,7 @@ final class FlatBuffer {
             return scalar(slot, 8, v);
         }
 
-        /** A child: a {@link Table}, a {@link String}, a {@link List} of tables or strings, or a {@code long[]}
+        /** A child: a {@link Table}, a {@link String}, a {@link List} of tables or strings, an {@code int[]}, or a {@code long[]}
          *  holding a vector of structs of two longs each (Arrow's FieldNode and Buffer). */
         Table child(int slot, Object child) {
             offsets.add(new Object[] {slot, child});
@@ -87,6 +87,16 @@ final class FlatBuffer {
             b.int32le(pairs.length / 2);
             for (long v : pairs) {
                 b.int64le(v);
+            }
+            return at;
+        }
+        if (o instanceof int[] ints) {  // vector of int32
+            pad(b, 4);
+            int at = b.pos;
+            b.require(4 + 4 * ints.length);
+            b.int32le(ints.length);
+            for (int v : ints) {
+                b.int32le(v);
             }
             return at;
         }

@@ -335,8 +335,11 @@ public final class Wire {
         /** ...or about this many bytes of column data, well below Arrow's 2 GiB limit of 32-bit offsets. */
         public static final int BATCH_BYTES = 8 << 20;
 
-        // the fixed columns, in schema order; the property columns follow, then EXTRA
-        public static final String KIND = "kind";
+        /** The stream's one column: a dense union of the groups (structs), one per label set or type. */
+        public static final String ELEMENT = "element";
+        /** Names of the catch-all groups, and the prefix of the others': {@code node:Person}, {@code relationship:KNOWS}. */
+        public static final String NODE = "node", RELATIONSHIP = "relationship";
+        // a group's fixed columns, in order; the property columns follow, then EXTRA
         public static final String ID = "id";
         public static final String LABELS = "labels";
         public static final String TYPE = "type";
@@ -344,10 +347,6 @@ public final class Wire {
         public static final String TARGET = "target";
         /** The fallback column: properties no column holds, as the {@code json} format's properties object. */
         public static final String EXTRA = "extra_properties";
-        /** Prefixes of property columns: {@code node.name}, {@code relationship.since}. */
-        public static final String NODE_PREFIX = "node.", RELATIONSHIP_PREFIX = "relationship.";
-        /** Values of the kind column (its dictionary). */
-        public static final String KIND_NODE = "node", KIND_RELATIONSHIP = "relationship";
 
         // schema metadata (the header)
         public static final String META_VERSION = "subgraph.version";
@@ -355,8 +354,10 @@ public final class Wire {
         public static final String META_ROOT = "subgraph.root";
         public static final String META_NODE_ID_PREFIX = "subgraph.node_id_prefix";
         public static final String META_REL_ID_PREFIX = "subgraph.relationship_id_prefix";
-        /** Field metadata of a property column: the wire type it holds, e.g. {@code datetime}, {@code int[]}. */
-        public static final String META_TYPE = "subgraph.type";
+        /** Field metadata of a group: its record kind, {@link #NODE} or {@link #RELATIONSHIP}. */
+        public static final String META_KIND = "subgraph.kind";
+        /** Field metadata of a property column: the property key, and the wire type it holds ({@code int[]}). */
+        public static final String META_KEY = "subgraph.key", META_TYPE = "subgraph.type";
         // custom metadata of the last (empty) record batch: the closing record
         public static final String META_RECORD = "subgraph.record";
         public static final String META_NODES = "subgraph.nodes";
