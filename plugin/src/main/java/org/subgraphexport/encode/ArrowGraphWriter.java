@@ -65,7 +65,7 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
     /** The batch's size is summed every this many rows, or once the variable-length values since exceed
      *  {@link #CHECK_BYTES}: a batch overshoots {@link Arrow#BATCH_BYTES} by less than that. */
-    private static final int CHECK_ROWS = 64, CHECK_BYTES = 256 << 10;
+    private static final int CHECK_ROWS = 256, CHECK_BYTES = 256 << 10;
     /** Union type ids are below 128: groups beyond this many (the catch-alls included) use the catch-alls. */
     private static final int MAX_GROUPS = 127;
 
@@ -165,6 +165,8 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     };
     /** The group of the record being written; the last node group and its label set, for the next node. */
     private Group current, lastNodeGroup;
+    /** The groups of nodes with exactly one label, by its dictionary index: most nodes, found without hashing. */
+    private Group[] singleLabelGroups = new Group[16];
     private final LabelSet probe = new LabelSet(new int[8], 0);
     /** The labels of the node being begun, as dictionary indexes. */
     private int[] labels = new int[8];
@@ -339,6 +341,9 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
      * schema, else the catch-all.
      */
     private Group nodeGroup(int[] labels, int count) {
+        if (count == 1 && labels[0] < singleLabelGroups.length && singleLabelGroups[labels[0]] != null) {
+            return singleLabelGroups[labels[0]];
+        }
         if (lastNodeGroup != null && Arrays.equals(probe.labels, 0, probe.count, labels, 0, count)) {
             return lastNodeGroup;
         }
@@ -361,6 +366,12 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
             }
         }
         lastNodeGroup = g;
+        if (count == 1) {
+            if (labels[0] >= singleLabelGroups.length) {
+                singleLabelGroups = Arrays.copyOf(singleLabelGroups, Math.max(labels[0] + 1, 2 * singleLabelGroups.length));
+            }
+            singleLabelGroups[labels[0]] = g;
+        }
         return g;
     }
 

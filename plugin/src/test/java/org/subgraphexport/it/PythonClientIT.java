@@ -4,19 +4,30 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.subgraphexport.client.ExportReader;
+import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.wire.Format;
 
 /**
  * The Python package's tests ({@code python/tests}, pytest) against the packaged plugin in a real Neo4j server, with
  * authentication: this test starts the server, loads a fixture with a value of every type Cypher can create, and runs
  * pytest with the server's URL and credentials in the environment ({@code SUBGRAPH_EXPORT_URL},
  * {@code SUBGRAPH_EXPORT_AUTH}). pyarrow reads the {@code arrow} exports; the tests compare every node, relationship
- * and value with the {@code json} export of the same request, and pin the errors (status and code, in-band).
+ * and value with the {@code json} export of the same request, and pin the errors (status and code, in-band). Before
+ * pytest runs, this test checks that the Java client decodes the {@code kryo} and the {@code json} export of those
+ * same requests into equal records, so that pytest's comparison holds against the Java client's decoding too.
  *
  * <p>The interpreter is {@code python/.venv}, which {@code scripts/test} creates and fills ({@code pip install
  * "./python[test]"}) before Maven runs; without it this test fails and says so.
@@ -33,6 +44,12 @@ class PythonClientIT {
         try (RealNeo4jServer server = RealNeo4jServer.start("python", PASSWORD)) {
             String auth = RealNeo4jServer.basic("neo4j", PASSWORD);
             server.query(FIXTURE, auth);
+            URI base = server.httpUri;
+            for (String request : List.of("traverse?label=Object&key=id&value=1", "cypher")) {
+                List<ExportRecord> kryo = decode(base, Format.KRYO, request, auth);
+                assertEquals(kryo, decode(base, Format.JSON, request, auth), request + ": kryo and json decoded");
+                assertEquals(9, kryo.size(), request + ": 4 nodes, 4 relationships and the end");
+            }
             ProcessBuilder pb = new ProcessBuilder(PYTHON.toString(), "-m", "pytest", "-q", "-p", "no:cacheprovider",
                     PYTHON_DIR.resolve("tests").toString())
                     .directory(PYTHON_DIR.toFile())
@@ -51,6 +68,30 @@ class PythonClientIT {
                     "every test ran, none skipped:\n" + text);
         }
     }
+
+    /** The records of one export (the pytest suite's traverse request, or its Cypher query), as the client decodes. */
+    private static List<ExportRecord> decode(URI base, Format format, String request, String auth) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve("/extension/" + format.pathSegment() + "/" + request))
+                .header("Authorization", auth);
+        if (request.equals("cypher")) {
+            b.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+                    "{\"query\": \"" + CYPHER + "\", \"params\": {\"id\": 1}}"));
+        }
+        HttpResponse<InputStream> response = HttpClient.newHttpClient().send(b.build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        assertEquals(200, response.statusCode(), request);
+        List<ExportRecord> records = new ArrayList<>();
+        try (ExportReader reader = ExportReader.open(format, response.body())) {
+            for (ExportRecord r; (r = reader.next()) != null; ) {
+                records.add(r);
+            }
+        }
+        return records;
+    }
+
+    /** test_live.py's Cypher graph-mode query, the same text. */
+    private static final String CYPHER = "MATCH p = (r:Object {id: $id})-[:CHILDREN*0..]->(c) OPTIONAL MATCH "
+            + "q = (c)-[:PROPERTY*]->() RETURN p, q";
 
     /**
      * Objects 1 -> 2 -> 3 (CHILDREN) with a Structure hung off 2 (PROPERTY); a value of each type Cypher can store,
