@@ -155,8 +155,9 @@ final class ExportAdmission {
     }
 
     /**
-     * One admitted export. {@link ExportOutput} brackets every write to the client with {@link #writing} and
-     * {@link #written}, and hands over the transaction with {@link #watch}; {@link #close} gives the slot back.
+     * One admitted export (or cached response: {@link ExportOutput#replay}). {@link ExportOutput} brackets every
+     * write to the client with {@link #writing} and {@link #written}, and hands over the transaction with
+     * {@link #watch}; {@link #close} gives the slot back.
      */
     final class Ticket implements AutoCloseable {
         private final String user;
@@ -182,7 +183,10 @@ final class ExportAdmission {
             this.stallNanos = stall.toNanos();
         }
 
-        /** From now on the watchdog ends the export if a write stalls or the client leaves. Idempotent. */
+        /**
+         * From now on the watchdog ends the export if a write stalls or the client leaves, and terminates
+         * {@code transaction} then (null for a cached response, which has none). Idempotent.
+         */
         void watch(InternalTransaction transaction) {
             tx = transaction;
             RUNNING.add(this);
