@@ -12,6 +12,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 
 /**
  * Sends an export request and waits out the server's "busy" answers: {@code 503 Service Unavailable} with a
@@ -36,9 +37,9 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class BusyRetry {
     /** Waits up to 30 s in all: what {@link ExportReader#open(HttpClient, HttpRequest)} uses. */
-    public static final BusyRetry DEFAULT = new BusyRetry(Duration.ofSeconds(30));
+    public static final BusyRetry DEFAULT = new BusyRetry(Duration.ofSeconds(30), wait -> { });
     /** Never retries: a busy server's 503 is returned at once. */
-    public static final BusyRetry NONE = new BusyRetry(Duration.ZERO);
+    public static final BusyRetry NONE = new BusyRetry(Duration.ZERO, wait -> { });
 
     /** Most bytes of a 503 body read before it is dropped (the server's is a short JSON object). */
     private static final int MAX_BUSY_BODY = 64 * 1024;
@@ -46,9 +47,11 @@ public final class BusyRetry {
     private static final long MIN_WAIT_MILLIS = 100;
 
     private final Duration budget;
+    private final Consumer<Duration> onBusy;
 
-    private BusyRetry(Duration budget) {
+    private BusyRetry(Duration budget, Consumer<Duration> onBusy) {
         this.budget = budget;
+        this.onBusy = onBusy;
     }
 
     /**
@@ -59,7 +62,15 @@ public final class BusyRetry {
      */
     public static BusyRetry upTo(Duration budget) {
         if (budget.isNegative()) throw new IllegalArgumentException("negative retry budget: " + budget);
-        return budget.isZero() ? NONE : new BusyRetry(budget);
+        return budget.isZero() ? NONE : new BusyRetry(budget, wait -> { });
+    }
+
+    /**
+     * The same budget, and {@code listener} told of each wait before it begins (to log or count retries); it runs
+     * on the sending thread and must not block.
+     */
+    public BusyRetry onBusy(Consumer<Duration> listener) {
+        return new BusyRetry(budget, listener);
     }
 
     /** The most time spent waiting between attempts. */
@@ -92,6 +103,7 @@ public final class BusyRetry {
             try (InputStream body = response.body()) {
                 body.readNBytes(MAX_BUSY_BODY);  // read to the end, so that the connection can be reused
             }
+            onBusy.accept(Duration.ofMillis(wait));
             try {
                 Thread.sleep(wait);
             } catch (InterruptedException e) {

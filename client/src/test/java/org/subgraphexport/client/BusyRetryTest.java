@@ -111,9 +111,12 @@ class BusyRetryTest {
     void retriesStopWhenTheWaitsWouldExceedTheBudget() throws Exception {
         // Retry-After: 0 still waits 100 ms (+ up to 25 ms): two waits fit in 250 ms, a third does not
         URI uri = serve(n -> retryAfter("0"));
-        HttpResponse<InputStream> last = BusyRetry.upTo(Duration.ofMillis(250)).send(HTTP, post(uri));
+        List<Duration> waits = new CopyOnWriteArrayList<>();
+        HttpResponse<InputStream> last = BusyRetry.upTo(Duration.ofMillis(250)).onBusy(waits::add).send(HTTP, post(uri));
         assertEquals(503, last.statusCode());
         assertEquals(3, arrivals.size());
+        assertEquals(2, waits.size(), "the listener hears of each wait: " + waits);
+        for (Duration wait : waits) assertTrue(wait.toMillis() >= 100 && wait.toMillis() <= 125, wait::toString);
         last.body().close();
     }
 
