@@ -1,12 +1,16 @@
 package org.subgraphexport.bench;
 
+import com.sun.management.GarbageCollectionNotificationInfo;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -26,9 +30,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import javax.management.ListenerNotFoundException;
+import javax.management.Notification;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
 import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.RelationshipType;
@@ -80,7 +91,8 @@ final class LoadRunner {
 
     record Report(Options options, Environment environment, int threads, long graphNodes, long graphRelationships,
             Answer smallReference, Answer largeReference, List<Long> singleSmallMillis, List<Long> singleLargeMillis,
-            List<Outcome> outcomes, long wallMillis, long heapBefore, long heapMax, long heapAfter, int heapSamples) {
+            List<Outcome> outcomes, long wallMillis, long heapBefore, long heapMax, long heapAfterGcMax, int collections,
+            long heapAfter, int heapSamples) {
 
         List<Outcome> of(boolean large) {
             return outcomes.stream().filter(o -> o.large() == large).toList();
@@ -172,6 +184,7 @@ final class LoadRunner {
             long heapBefore = BenchServer.heapUsedAfterGc();
             MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
             AtomicLong heapMax = new AtomicLong();
+            AfterGc afterGc = AfterGc.listen();
             AtomicInteger samples = new AtomicInteger();
             Thread sampler = Thread.ofPlatform().daemon().name("load-heap-sampler").start(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
@@ -216,11 +229,12 @@ final class LoadRunner {
             long wallMillis = (System.nanoTime() - t0) / 1_000_000;
             sampler.interrupt();
             sampler.join();
+            afterGc.close();
             long heapAfter = BenchServer.heapUsedAfterGc();
             DemoGraph.Result graph = server.graph;
             return new Report(o, environment, clients, graph.nodes(), graph.relationships(), smallReference,
                     largeReference, singleSmall, singleLarge, List.of(outcomes), wallMillis, heapBefore, heapMax.get(),
-                    heapAfter, samples.get());
+                    afterGc.max.get(), afterGc.collections.get(), heapAfter, samples.get());
         }
     }
 
@@ -321,6 +335,45 @@ final class LoadRunner {
         return new Answer(sha.digest(), counted.count, nodes, relationships);
     }
 
+    /** The heap in use after each garbage collection (JMX notifications), the largest seen, until closed. */
+    private static final class AfterGc implements NotificationListener, AutoCloseable {
+        final AtomicLong max = new AtomicLong();
+        final AtomicInteger collections = new AtomicInteger();
+        private final List<NotificationEmitter> emitters = new ArrayList<>();
+
+        static AfterGc listen() {
+            AfterGc listener = new AfterGc();
+            for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+                if (gc instanceof NotificationEmitter emitter) {
+                    emitter.addNotificationListener(listener, null, null);
+                    listener.emitters.add(emitter);
+                }
+            }
+            return listener;
+        }
+
+        @Override
+        public void handleNotification(Notification notification, Object handback) {
+            if (!notification.getType().equals(GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION)) return;
+            GarbageCollectionNotificationInfo info =
+                    GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData());
+            long used = info.getGcInfo().getMemoryUsageAfterGc().entrySet().stream()
+                    .filter(pool -> HEAP_POOLS.contains(pool.getKey()))
+                    .mapToLong(pool -> pool.getValue().getUsed()).sum();
+            max.accumulateAndGet(used, Math::max);
+            collections.incrementAndGet();
+        }
+
+        @Override
+        public void close() throws ListenerNotFoundException {
+            for (NotificationEmitter emitter : emitters) emitter.removeNotificationListener(this);
+        }
+    }
+
+    private static final Set<String> HEAP_POOLS = ManagementFactory.getMemoryPoolMXBeans().stream()
+            .filter(pool -> pool.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName)
+            .collect(Collectors.toUnmodifiableSet());
+
     /** Counts the bytes read through it. */
     private static final class CountingStream extends FilterInputStream {
         long count;
@@ -389,9 +442,12 @@ final class LoadRunner {
         }
         md.append(String.format(Locale.ROOT, "%nAll %d clients done in %,d ms. Latency: from the first request to the last "
                 + "byte decoded, waits included.%n%n", r.threads(), r.wallMillis()));
-        md.append(String.format(Locale.ROOT, "Heap in use (client and server share the JVM): %s after a full GC before "
-                + "the clients started, **%s at most** while they ran (%d samples, every 50 ms), %s after a full GC "
-                + "at the end.%n%n", mib(r.heapBefore()), mib(r.heapMax()), r.heapSamples(), mib(r.heapAfter())));
+        md.append(String.format(Locale.ROOT, "Heap (client and server share the JVM) while the clients ran: at most "
+                + "**%s in use after a collection** (the largest heap left by any of the %d GCs meanwhile: live data, plus "
+                + "old garbage no collection had reached yet); at most %s in use including garbage not yet collected "
+                + "(sampled every 50 ms, %d samples; G1 lets the young generation grow into the free heap). A full GC "
+                + "before the clients started left %s, one at the end %s.%n%n", mib(r.heapAfterGcMax()),
+                r.collections(), mib(r.heapMax()), r.heapSamples(), mib(r.heapBefore()), mib(r.heapAfter())));
         List<String> failures = r.outcomes().stream().filter(x -> x.error() != null).map(x -> (x.large() ? "large: " : "small: ")
                 + x.status() + " " + x.code() + " " + x.error()).distinct().limit(10).toList();
         if (!failures.isEmpty()) {
