@@ -226,6 +226,19 @@ class AdmissionTest {
         }
     }
 
+    @Test
+    void headRequestsGiveTheirSlotBack() throws Exception {
+        awaitAdmitted("before the test");
+        for (int i = 0; i < derivedPerUser() + 2; i++) {
+            RawHttp.Response head = RawHttp.send(neo4j.httpURI(), "HEAD",
+                    traverse(smallRoot).getBytes(StandardCharsets.ISO_8859_1), "", null);
+            assertEquals(200, head.status(), "HEAD " + i);
+            assertEquals(0, head.body().length);
+        }
+        assertEquals(0, awaitAdmitted("after HEAD requests, more than a user's slots") / 1000,
+                "a GET is admitted at once");
+    }
+
     /** Threads of the server's Jetty pool that serve requests, by Neo4j's own calculator from its settings. */
     private static int requestThreads() {
         JettyThreadCalculator jetty = new JettyThreadCalculator(neo4j.config().get(ServerSettings.webserver_max_threads));
