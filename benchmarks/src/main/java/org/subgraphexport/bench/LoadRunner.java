@@ -1,7 +1,7 @@
 package org.subgraphexport.bench;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
-import java.io.FilterInputStream;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -78,19 +78,21 @@ final class LoadRunner {
         }
     }
 
-    /** What a single client gets for a request: the body's digest and size, and the decoded counts. */
-    record Answer(byte[] sha256, long bytes, long nodes, long relationships) {
+    /** What a client got for a request: the body's digest, and the decoded counts. */
+    record Answer(byte[] sha256, long nodes, long relationships) {
         boolean sameAs(Answer other) {
-            return Arrays.equals(sha256, other.sha256) && bytes == other.bytes && nodes == other.nodes
-                    && relationships == other.relationships;
+            return Arrays.equals(sha256, other.sha256) && nodes == other.nodes && relationships == other.relationships;
         }
     }
+
+    /** The single-client answer, its body's size, and how long it took each of three times. */
+    record Reference(Answer answer, long bytes, List<Long> millis) {}
 
     /** One client's export: status 200 with its answer, or the final status and code; waits included in millis. */
     record Outcome(boolean large, long millis, int status, String code, Answer answer, int retries, String error) {}
 
     record Report(Options options, Environment environment, int threads, long graphNodes, long graphRelationships,
-            Answer smallReference, Answer largeReference, List<Long> singleSmallMillis, List<Long> singleLargeMillis,
+            Reference small, Reference large,
             List<Outcome> outcomes, long wallMillis, long heapBefore, long heapMax, long heapAfterGcMax, int collections,
             long heapAfter, int heapSamples) {
 
@@ -100,7 +102,7 @@ final class LoadRunner {
 
         /** Outcomes that are complete and identical to the single-client answer. */
         long identical(boolean large) {
-            Answer reference = large ? largeReference : smallReference;
+            Answer reference = (large ? this.large : small).answer();
             return of(large).stream().filter(o -> o.answer() != null && o.answer().sameAs(reference)).count();
         }
     }
@@ -173,13 +175,10 @@ final class LoadRunner {
             URI large = export(server, o.format(), server.graph.rootElementId());
             HttpClient single = HttpClient.newHttpClient();
             // single-client answers, three times each (the first warms up): all three must agree
-            List<Long> singleSmall = new ArrayList<>();
-            List<Long> singleLarge = new ArrayList<>();
-            Answer smallReference = reference(single, small, o.format(), singleSmall);
-            Answer largeReference = reference(single, large, o.format(), singleLarge);
-            log.printf("single client: small %s ms (%,d bytes, %,d nodes), large %s ms (%,d bytes, %,d nodes)%n",
-                    singleSmall, smallReference.bytes(), smallReference.nodes(), singleLarge, largeReference.bytes(),
-                    largeReference.nodes());
+            Reference smallReference = reference(single, small, o.format());
+            Reference largeReference = reference(single, large, o.format());
+            log.printf("single client: small %s ms (%,d bytes), large %s ms (%,d bytes)%n", smallReference.millis(),
+                    smallReference.bytes(), largeReference.millis(), largeReference.bytes());
 
             long heapBefore = BenchServer.heapUsedAfterGc();
             MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
@@ -233,7 +232,7 @@ final class LoadRunner {
             long heapAfter = BenchServer.heapUsedAfterGc();
             DemoGraph.Result graph = server.graph;
             return new Report(o, environment, clients, graph.nodes(), graph.relationships(), smallReference,
-                    largeReference, singleSmall, singleLarge, List.of(outcomes), wallMillis, heapBefore, heapMax.get(),
+                    largeReference, List.of(outcomes), wallMillis, heapBefore, heapMax.get(),
                     afterGc.max.get(), afterGc.collections.get(), heapAfter, samples.get());
         }
     }
@@ -268,8 +267,10 @@ final class LoadRunner {
         return HttpRequest.newBuilder(uri).header("Cache-Control", "no-cache, no-store").build();
     }
 
-    private static Answer reference(HttpClient http, URI uri, Format format, List<Long> millis) throws IOException {
-        Answer first = null;
+    /** The single-client answer: three times one at a time (the first warms up), all three the same. */
+    private static Reference reference(HttpClient http, URI uri, Format format) throws IOException {
+        Reference first = null;
+        List<Long> millis = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             long t0 = System.nanoTime();
             HttpResponse<InputStream> response = BusyRetry.NONE.send(http, request(uri));
@@ -277,11 +278,15 @@ final class LoadRunner {
                 ExportReader.open(response).close();  // raises the refusal with the server's code
                 throw new IllegalStateException("status " + response.statusCode() + " for " + uri);
             }
-            Answer answer = read(response, format);
+            byte[] body;
+            try (InputStream in = response.body()) {
+                body = in.readAllBytes();
+            }
+            Answer answer = read(new ByteArrayInputStream(body), format);
             millis.add((System.nanoTime() - t0) / 1_000_000);
             if (first == null) {
-                first = answer;
-            } else if (!first.sameAs(answer)) {
+                first = new Reference(answer, body.length, millis);
+            } else if (!first.answer().sameAs(answer)) {
                 throw new IllegalStateException("the single-client answers differ for " + uri);
             }
         }
@@ -303,7 +308,7 @@ final class LoadRunner {
                 }
                 return new Outcome(large, millis(t0), response.statusCode(), "", null, retries.get(), "not 200");
             }
-            Answer answer = read(response, o.format());
+            Answer answer = read(response.body(), o.format());
             return new Outcome(large, millis(t0), 200, "", answer, retries.get(), null);
         } catch (IOException | RuntimeException e) {
             return new Outcome(large, millis(t0), -1, "", null, retries.get(), e.toString());
@@ -315,24 +320,24 @@ final class LoadRunner {
     }
 
     /** Decodes the whole body (to its end record: complete, or an exception) while hashing every byte of it. */
-    private static Answer read(HttpResponse<InputStream> response, Format format) throws IOException {
+    private static Answer read(InputStream body, Format format) throws IOException {
         MessageDigest sha;
         try {
             sha = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-        CountingStream counted = new CountingStream(new DigestInputStream(response.body(), sha));
+        DigestInputStream hashed = new DigestInputStream(body, sha);
         long nodes = 0;
         long relationships = 0;
-        try (ExportParser parser = ExportParser.open(format, counted)) {
+        try (ExportParser parser = ExportParser.open(format, hashed)) {
             for (ExportParser.Kind kind; (kind = parser.next(value -> { })) != null; ) {
                 if (kind == ExportParser.Kind.NODE) nodes++;
                 if (kind == ExportParser.Kind.RELATIONSHIP) relationships++;
             }
-            counted.transferTo(OutputStream.nullOutputStream());  // nothing may follow the end record
+            hashed.transferTo(OutputStream.nullOutputStream());  // whatever follows the end record is hashed too
         }
-        return new Answer(sha.digest(), counted.count, nodes, relationships);
+        return new Answer(sha.digest(), nodes, relationships);
     }
 
     /** The heap in use after each garbage collection (JMX notifications), the largest seen, until closed. */
@@ -374,29 +379,6 @@ final class LoadRunner {
             .filter(pool -> pool.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName)
             .collect(Collectors.toUnmodifiableSet());
 
-    /** Counts the bytes read through it. */
-    private static final class CountingStream extends FilterInputStream {
-        long count;
-
-        CountingStream(InputStream in) {
-            super(in);
-        }
-
-        @Override
-        public int read() throws IOException {
-            int b = in.read();
-            if (b >= 0) count++;
-            return b;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            int n = in.read(b, off, len);
-            if (n > 0) count += n;
-            return n;
-        }
-    }
-
     /** Nearest-rank percentile of sorted values. */
     static long percentile(List<Long> sorted, double p) {
         if (sorted.isEmpty()) return -1;
@@ -413,9 +395,9 @@ final class LoadRunner {
         md.append("Command: `").append(o.command()).append("` (").append(e.date()).append(")\n\n");
         md.append(String.format(Locale.ROOT, "- Small: a root with %,d children (%,d nodes, %,d relationships; %,d bytes "
                 + "of %s). Large: the whole demo graph of %,d Objects (%,d nodes, %,d relationships; %,d bytes).%n",
-                o.smallChildren(), r.smallReference().nodes(), r.smallReference().relationships(),
-                r.smallReference().bytes(), o.format().pathSegment(), o.objects(), r.largeReference().nodes(),
-                r.largeReference().relationships(), r.largeReference().bytes()));
+                o.smallChildren(), r.small().answer().nodes(), r.small().answer().relationships(), r.small().bytes(),
+                o.format().pathSegment(), o.objects(), r.large().answer().nodes(), r.large().answer().relationships(),
+                r.large().bytes()));
         md.append(String.format(Locale.ROOT, "- %d clients started together, each its own HttpClient%s; the Java client's "
                 + "`BusyRetry.upTo(%ds)` waits out `503` + `Retry-After`. Every request `Cache-Control: no-cache, "
                 + "no-store` (reads the store), identity coding.%n", r.threads(),
@@ -425,7 +407,7 @@ final class LoadRunner {
                 o.maxConcurrent(), o.maxPerUser(), o.maxConcurrent() == 0
                         ? " (0: derived from Jetty's request threads, logged as `exports: at most …`)" : ""));
         md.append(String.format(Locale.ROOT, "- Single client, the same requests one at a time (3 runs, the first warms "
-                + "up): small %s ms, large %s ms.%n%n", r.singleSmallMillis(), r.singleLargeMillis()));
+                + "up): small %s ms, large %s ms.%n%n", r.small().millis(), r.large().millis()));
 
         md.append("| exports | complete and identical | latency p50 | p90 | p99 | max | clients that waited (503 + Retry-After) | waits | final 503 | other failures |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|\n");

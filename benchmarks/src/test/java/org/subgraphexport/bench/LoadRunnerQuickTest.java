@@ -20,9 +20,9 @@ class LoadRunnerQuickTest {
     void everyClientGetsTheSingleClientAnswer(@TempDir Path out) throws Exception {
         LoadRunner.Options options = LoadRunner.Options.quick(out.resolve("load.md"));
         LoadRunner.Report report = LoadRunner.run(options, System.out);
-        assertEquals(100, report.smallReference().nodes(), "the small root and its 99 children");
-        assertEquals(99, report.smallReference().relationships());
-        assertEquals(report.graphNodes(), report.largeReference().nodes(), "the whole demo graph");
+        assertEquals(100, report.small().answer().nodes(), "the small root and its 99 children");
+        assertEquals(99, report.small().answer().relationships());
+        assertEquals(report.graphNodes(), report.large().answer().nodes(), "the whole demo graph");
         assertEquals(20, report.identical(false), () -> report.outcomes().toString());
         assertEquals(2, report.identical(true), () -> report.outcomes().toString());
         assertTrue(report.heapMax() > 0 && report.heapSamples() > 0, "heap sampled");

@@ -19,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -119,7 +118,7 @@ class AdmissionTest {
         try {
             // one address: perUser exports stream, the next is refused naming the per-user setting
             for (int i = 0; i < perUser; i++) held.add(stalledExport(bulkRoot, "127.0.0.1", "no-cache, no-store"));
-            for (Socket s : held) assertEquals("HTTP/1.1 200 OK", responseHead(s).get(""));
+            for (Socket s : held) assertEquals("HTTP/1.1 200 OK", RawHttp.head(s).get(""));
             RawHttp.Response refused = RawHttp.get(neo4j.httpURI(), traverse(smallRoot));
             assertEquals(503, refused.status(), () -> refused.text().substring(0, 200));
             assertTrue(refused.text().contains(ExportSettings.MAX_CONCURRENT_PER_USER.name()), refused.text());
@@ -127,10 +126,10 @@ class AdmissionTest {
             for (int i = perUser; i < max; i++) {
                 Socket s = stalledExport(bulkRoot, "127.0.0." + (2 + i), "no-cache, no-store");
                 held.add(s);
-                assertEquals("HTTP/1.1 200 OK", responseHead(s).get(""));
+                assertEquals("HTTP/1.1 200 OK", RawHttp.head(s).get(""));
             }
             try (Socket next = stalledExport(smallRoot, "127.0.0.99", "no-cache, no-store")) {
-                Map<String, String> head = responseHead(next);
+                Map<String, String> head = RawHttp.head(next);
                 assertEquals("HTTP/1.1 503 Service Unavailable", head.get(""));
                 assertEquals("1", head.get("retry-after"));
             }
@@ -162,7 +161,7 @@ class AdmissionTest {
         long t0 = System.nanoTime();
         try {
             for (Socket s : stalled) {
-                Map<String, String> head = responseHead(s);
+                Map<String, String> head = RawHttp.head(s);
                 assertEquals("HTTP/1.1 200 OK", head.get(""));
                 assertEquals("hit", head.get(ETags.CACHE_HEADER.toLowerCase(Locale.ROOT)), head::toString);
             }
@@ -197,7 +196,7 @@ class AdmissionTest {
             while (held.size() < derivedPerUser()) {
                 Socket s = stalledExport(bulkRoot, "127.0.0.1", "no-cache, no-store");
                 held.add(s);
-                assertEquals("HTTP/1.1 200 OK", responseHead(s).get(""));
+                assertEquals("HTTP/1.1 200 OK", RawHttp.head(s).get(""));
             }
             ExportRequestException busy = assertThrows(ExportRequestException.class,
                     () -> ExportReader.open(BusyRetry.NONE.send(HTTP, request)));
@@ -287,32 +286,6 @@ class AdmissionTest {
                 .getBytes(StandardCharsets.US_ASCII));
         socket.getOutputStream().flush();
         return socket;
-    }
-
-    /** The status line (key "") and headers (lower-case names), read byte by byte: the body stays unread. */
-    private static Map<String, String> responseHead(Socket socket) throws IOException {
-        socket.setSoTimeout(5_000);
-        InputStream in = socket.getInputStream();
-        Map<String, String> head = new LinkedHashMap<>();
-        StringBuilder line = new StringBuilder();
-        for (int b; (b = in.read()) != -1; ) {
-            if (b != '\n') {
-                line.append((char) b);
-                continue;
-            }
-            String text = line.toString().strip();
-            line.setLength(0);
-            if (head.isEmpty()) {
-                head.put("", text);
-            } else if (text.isEmpty()) {
-                return head;
-            } else {
-                int colon = text.indexOf(':');
-                head.put(text.substring(0, colon).strip().toLowerCase(Locale.ROOT), text.substring(colon + 1).strip());
-            }
-        }
-        head.putIfAbsent("", "");
-        return head;
     }
 
     /** Reads what is left until the server's end of the connection (or a reset): the bytes received. */
