@@ -142,11 +142,17 @@ final class LoadRunner {
                 !Boolean.parseBoolean(a.getOrDefault("same-user", "false")),
                 Long.parseLong(a.getOrDefault("seed", Long.toString(DemoGraph.DEFAULT_SEED))),
                 Path.of(a.getOrDefault("out", "benchmarks/results/load.md")),
-                "scripts/load" + (args.length == 0 ? "" : " " + String.join(" ", args)));
+                heapPrefix() + "scripts/load" + (args.length == 0 ? "" : " " + String.join(" ", args)));
         a.keySet().removeAll(List.of("objects", "small", "large", "small-children", "max-concurrent", "max-per-user",
                 "busy-wait", "format", "same-user", "seed", "out"));
         if (!a.isEmpty()) throw new IllegalArgumentException("unknown options " + a.keySet() + "\n" + usage());
         return o;
+    }
+
+    /** {@code LOAD_HEAP=…} as scripts/load was given it (passed on as a system property), unless the default. */
+    private static String heapPrefix() {
+        String heap = System.getProperty("subgraphexport.load.heap", "4g");
+        return heap.equals("4g") ? "" : "LOAD_HEAP=" + heap + " ";
     }
 
     static String usage() {
