@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import base64
+import datetime
+import email.utils
 import json
+import random
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -19,6 +23,8 @@ NODE_COLUMNS = ("element_id", "id", "labels")
 RELATIONSHIP_COLUMNS = ("element_id", "id", "type", "source", "target", "source_element_id", "target_element_id")
 
 Auth = Optional[Tuple[str, str]]
+BUSY_WAIT = 30.0
+"""Default of ``busy_wait``: the most seconds spent waiting out a busy server (503 with Retry-After) per request."""
 
 
 class ExportError(Exception):
@@ -334,7 +340,11 @@ def _progress_bar() -> Any:
 # ---- HTTP --------------------------------------------------------------------------------------------------------
 
 
-def _open(url: str, data: Optional[bytes], auth: Auth, http_timeout: Optional[float]) -> BinaryIO:
+def _open(url: str, data: Optional[bytes], auth: Auth, http_timeout: Optional[float],
+          busy_wait: float = BUSY_WAIT) -> BinaryIO:
+    """Sends the request; a busy server's ``503`` with ``Retry-After`` (``Export.ServerBusy``) is sent again after the
+    seconds it names plus up to a quarter more (jitter), while the waits add up to at most ``busy_wait`` seconds (0:
+    never). Any other refusal, or the last 503, raises :class:`ExportRequestError`."""
     headers = {"Accept": MEDIA_TYPE}
     if data is not None:
         headers["Content-Type"] = "application/json"
@@ -342,15 +352,42 @@ def _open(url: str, data: Optional[bytes], auth: Auth, http_timeout: Optional[fl
         token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
         headers["Authorization"] = "Basic " + token
     request = urllib.request.Request(url, data=data, headers=headers, method="POST" if data is not None else "GET")
-    try:
-        response = urllib.request.urlopen(request, timeout=http_timeout)
-    except urllib.error.HTTPError as e:
-        raise _refused(e.code, e.read(64 * 1024)) from None
+    waited = 0.0
+    while True:
+        try:
+            response = urllib.request.urlopen(request, timeout=http_timeout)
+            break
+        except urllib.error.HTTPError as e:
+            body = e.read(64 * 1024)
+            e.close()
+            after = _retry_after(e.headers.get("Retry-After")) if e.code == 503 else None
+            if after is not None:
+                wait = max(0.1, after)
+                wait += random.uniform(0, wait / 4)
+                if waited + wait <= busy_wait:
+                    time.sleep(wait)
+                    waited += wait
+                    continue
+            raise _refused(e.code, body) from None
     content_type = response.headers.get("Content-Type", "")
     if not content_type.startswith(MEDIA_TYPE):
         response.close()
         raise ExportError(f"expected {MEDIA_TYPE}, the server answered {content_type!r}")
     return response
+
+
+def _retry_after(value: Optional[str]) -> Optional[float]:
+    """Seconds to wait from a ``Retry-After`` value (delay-seconds or an HTTP-date), or None if there is none."""
+    value = (value or "").strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
 
 
 def _refused(status: int, body: bytes) -> ExportRequestError:
@@ -382,11 +419,11 @@ def open_traverse(url: str, root: Optional[str] = None, *, label: Optional[str] 
                   attach: Union[None, str, Sequence[str]] = None, max_depth: Optional[int] = None,
                   limit: Optional[int] = None, db: Optional[str] = None, timeout: Optional[str] = None,
                   auth: Auth = None, http_timeout: Optional[float] = None, progress: bool = False,
-                  mount: str = "/extension") -> ExportStream:
+                  mount: str = "/extension", busy_wait: float = BUSY_WAIT) -> ExportStream:
     """Starts a traverse export and returns the open :class:`ExportStream` (see :func:`traverse`)."""
     query = {"root": root, "label": label, "key": key, "value": _value(value), "expand": _relationships(expand),
              "attach": _relationships(attach), "maxDepth": max_depth, "limit": limit, "db": db, "timeout": timeout}
-    return ExportStream(_open(_endpoint(url, mount, "traverse", query), None, auth, http_timeout), progress)
+    return ExportStream(_open(_endpoint(url, mount, "traverse", query), None, auth, http_timeout, busy_wait), progress)
 
 
 def traverse(url: str, root: Optional[str] = None, **kwargs: Any) -> Export:
@@ -397,6 +434,8 @@ def traverse(url: str, root: Optional[str] = None, **kwargs: Any) -> Export:
     (``"CHILDREN>"``, ``"<PARENT"``, ``"KNOWS"``; a list or ``|``-joined), ``max_depth`` and ``limit`` bound the
     walk, ``db`` names the database, ``timeout`` is the server's time budget (``"30s"``). ``auth`` is
     ``(user, password)``; ``http_timeout`` the socket timeout in seconds; ``progress=True`` shows a tqdm bar.
+    A busy server (``503`` with ``Retry-After``, ``Export.ServerBusy``) is asked again after the seconds it names,
+    for up to ``busy_wait`` seconds of waiting in all (default 30; 0 never waits).
 
     Raises :class:`ExportRequestError` (refused: status and code), :class:`ExportFailedError` (the stream's error
     record), :class:`TruncatedStreamError` (cut off).
@@ -406,11 +445,11 @@ def traverse(url: str, root: Optional[str] = None, **kwargs: Any) -> Export:
 
 def open_cypher(url: str, query: str, params: Optional[Mapping[str, Any]] = None, *, db: Optional[str] = None,
                 timeout: Optional[str] = None, auth: Auth = None, http_timeout: Optional[float] = None,
-                progress: bool = False, mount: str = "/extension") -> ExportStream:
+                progress: bool = False, mount: str = "/extension", busy_wait: float = BUSY_WAIT) -> ExportStream:
     """Starts a Cypher graph export and returns the open :class:`ExportStream` (see :func:`cypher`)."""
     body = json.dumps({"query": query, "params": dict(params or {})}).encode("utf-8")
     endpoint = _endpoint(url, mount, "cypher", {"db": db, "timeout": timeout})
-    return ExportStream(_open(endpoint, body, auth, http_timeout), progress)
+    return ExportStream(_open(endpoint, body, auth, http_timeout, busy_wait), progress)
 
 
 def cypher(url: str, query: str, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Export:

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.neo4j.configuration.GraphDatabaseInternalSettings;
@@ -72,6 +73,12 @@ final class BenchServer implements AutoCloseable {
      * @param pageCache page cache size in bytes, or null to size it to the store
      */
     static BenchServer start(Path dataRoot, int objects, long seed, Long pageCache, PrintStream log) throws IOException {
+        return start(dataRoot, objects, seed, pageCache, Map.of(), log);
+    }
+
+    /** As {@link #start(Path, int, long, Long, PrintStream)}, with more server settings (the extension's bounds, say). */
+    static BenchServer start(Path dataRoot, int objects, long seed, Long pageCache, Map<Setting<?>, Object> settings,
+            PrintStream log) throws IOException {
         Path tempDir = null;
         Path home;
         if (dataRoot == null) {
@@ -91,7 +98,7 @@ final class BenchServer implements AutoCloseable {
         long store = exists ? storeBytes(data) : 0;
         long cache = pageCache != null ? pageCache : exists ? sizedTo(store) : 512 * MIB;
 
-        Neo4j neo4j = build(data, cache);
+        Neo4j neo4j = build(data, cache, settings);
         try {
             Optional<DemoGraph.Result> found = DemoGraph.read(neo4j.defaultDatabaseService());
             if (found.isPresent() && found.get().complete() && found.get().objects() == objects
@@ -126,12 +133,12 @@ final class BenchServer implements AutoCloseable {
         neo4j.close();
         store = storeBytes(data);
         cache = sizedTo(store);
-        Neo4j sized = build(data, cache);
+        Neo4j sized = build(data, cache, settings);
         return new BenchServer(sized, DemoGraph.read(sized.defaultDatabaseService()).orElseThrow(), cache, store, home,
                 tempDir);
     }
 
-    private static Neo4j build(Path data, long pageCacheBytes) {
+    private static Neo4j build(Path data, long pageCacheBytes, Map<Setting<?>, Object> settings) {
         // Bolt's Netty would otherwise wait ~10 s for quiet on close; a Duration since 2026.04, whole seconds before
         // (scripts/bench --neo4j runs this on older lines too)
         @SuppressWarnings("unchecked")
@@ -147,7 +154,15 @@ final class BenchServer implements AutoCloseable {
                 .withConfig(ExportSettings.RESPONSE_CACHE_SIZE, RESPONSE_CACHE_BYTES)
                 .withUnmanagedExtension("/extension", TraverseResource.class) // the whole package (PLATFORM.md)
                 .withUnmanagedExtension("/floor", FloorResource.class); // FloorResource and WalkOnlyResource
+        for (Map.Entry<Setting<?>, Object> setting : settings.entrySet()) {
+            builder = withSetting(builder, setting.getKey(), setting.getValue());
+        }
         return builder.build();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> Neo4jBuilder withSetting(Neo4jBuilder builder, Setting<T> setting, Object value) {
+        return builder.withConfig(setting, (T) value);
     }
 
     /** Store files plus 25%, rounded up to MiB, at least 64 MiB. */

@@ -2,6 +2,8 @@ package org.subgraphexport.client;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import org.subgraphexport.client.internal.Decoders;
 import org.subgraphexport.wire.Format;
@@ -69,5 +71,10 @@ public interface ExportParser extends AutoCloseable {
     /** As {@link ExportReader#open(HttpResponse)}: the format from the Content-Type, a refusal as an exception. */
     static ExportParser open(HttpResponse<InputStream> response) throws IOException {
         return Decoders.open(response);
+    }
+
+    /** As {@link ExportReader#open(HttpClient, HttpRequest)}: sent, a busy server waited out ({@link BusyRetry#DEFAULT}). */
+    static ExportParser open(HttpClient http, HttpRequest request) throws IOException {
+        return open(BusyRetry.DEFAULT.send(http, request));
     }
 }

@@ -2,6 +2,8 @@ package org.subgraphexport.client;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import org.subgraphexport.client.internal.Decoders;
 import org.subgraphexport.client.internal.RecordReader;
@@ -14,9 +16,9 @@ import org.subgraphexport.wire.Format;
  * {@link IllegalArgumentException}.
  *
  * <pre>{@code
- * HttpResponse<InputStream> response = HttpClient.newHttpClient().send(   // asks for zstd/gzip compression
- *         ContentEncodings.request(URI.create(url)).build(), HttpResponse.BodyHandlers.ofInputStream());
- * try (ExportReader reader = ExportReader.open(response)) {   // or open(inputStream), open(Format, inputStream)
+ * HttpRequest request = ContentEncodings.request(URI.create(url)).build();   // asks for zstd/gzip compression
+ * try (ExportReader reader = ExportReader.open(HttpClient.newHttpClient(), request)) {   // waits out a busy server
+ *     // or open(httpResponse), open(inputStream), open(Format, inputStream)
  *     ExportHeader header = reader.header();                   // database, root
  *     for (ExportRecord r; (r = reader.next()) != null; ) {
  *         if (r instanceof ExportNode n) {
@@ -50,7 +52,8 @@ import org.subgraphexport.wire.Format;
  * such a row fails with {@link CorruptStreamException}, never a {@code StackOverflowError}.
  *
  * <p>Errors: a response with a status other than 2xx raises {@link ExportRequestException} (status, the server's
- * code and message) from {@link #open(HttpResponse)}. The server's error record raises
+ * code and message) from {@link #open(HttpResponse)} (and from {@link #open(HttpClient, HttpRequest)} after
+ * {@link BusyRetry}). The server's error record raises
  * {@link ExportFailedException} after the records before it were returned: every complete record the server wrote
  * (a record it was writing when it failed is not in the stream at all). Bytes that are not a valid stream
  * (truncated, garbage, lengths beyond limits, no format detected) raise {@link CorruptStreamException}; an
@@ -111,5 +114,18 @@ public interface ExportReader extends AutoCloseable {
      */
     static ExportReader open(HttpResponse<InputStream> response) throws IOException {
         return new RecordReader(Decoders.open(response));
+    }
+
+    /**
+     * Sends {@code request} (build it with {@link ContentEncodings#request} to get compression) and opens a reader
+     * over the response as {@link #open(HttpResponse)} does. A busy server's {@code 503} with {@code Retry-After} is
+     * waited out, up to 30 s in all ({@link BusyRetry#DEFAULT}; choose another budget or {@link BusyRetry#NONE}
+     * with {@code open(retry.send(http, request))}).
+     *
+     * @throws ExportRequestException if the final status is not 2xx, a {@code 503 Export.ServerBusy} included once
+     *                                the retry budget is spent
+     */
+    static ExportReader open(HttpClient http, HttpRequest request) throws IOException {
+        return open(BusyRetry.DEFAULT.send(http, request));
     }
 }

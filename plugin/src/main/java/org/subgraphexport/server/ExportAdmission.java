@@ -16,9 +16,11 @@ import javax.servlet.http.HttpServletRequest;
 import javax.ws.rs.core.Response;
 import org.eclipse.jetty.ee8.nested.HttpChannel;
 import org.eclipse.jetty.ee8.nested.Request;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
-import org.eclipse.jetty.util.thread.ThreadPool;
 import org.neo4j.configuration.Config;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.kernel.api.exceptions.Status;
@@ -91,12 +93,21 @@ final class ExportAdmission {
         return max > 0 ? max : Math.max(1, maxConcurrent(config, httpThreads) / 2);
     }
 
-    /** Threads of the HTTP server that can run requests; Neo4j never gives Jetty fewer than 8. */
+    /**
+     * Threads of the HTTP server that can run requests: its pool's maximum less the acceptor and selector threads of
+     * its connectors, which hold theirs for good (not {@code QueuedThreadPool.getLeasedThreads()}: Neo4j's pool has
+     * no thread budget, so that is 0 less the reserved thread, -1). Neo4j never gives Jetty fewer than 8.
+     */
     private static int httpThreads(HttpChannel channel) {
-        ThreadPool pool = channel == null ? null : channel.getServer().getThreadPool();
-        return pool instanceof QueuedThreadPool queued
-                ? queued.getMaxThreads() - queued.getLeasedThreads()
-                : MIN_HTTP_THREADS;
+        Server server = channel == null ? null : channel.getServer();
+        if (server == null || !(server.getThreadPool() instanceof QueuedThreadPool pool)) return MIN_HTTP_THREADS;
+        int held = 0;
+        for (Connector connector : server.getConnectors()) {
+            if (connector instanceof ServerConnector network) {
+                held += network.getAcceptors() + network.getSelectorManager().getSelectorCount();
+            }
+        }
+        return Math.max(MIN_HTTP_THREADS, pool.getMaxThreads() - held);
     }
 
     /**
@@ -155,8 +166,9 @@ final class ExportAdmission {
     }
 
     /**
-     * One admitted export. {@link ExportOutput} brackets every write to the client with {@link #writing} and
-     * {@link #written}, and hands over the transaction with {@link #watch}; {@link #close} gives the slot back.
+     * One admitted export (or cached response: {@link ExportOutput#replay}). {@link ExportOutput} brackets every
+     * write to the client with {@link #writing} and {@link #written}, and hands over the transaction with
+     * {@link #watch}; {@link #close} gives the slot back.
      */
     final class Ticket implements AutoCloseable {
         private final String user;
@@ -182,7 +194,10 @@ final class ExportAdmission {
             this.stallNanos = stall.toNanos();
         }
 
-        /** From now on the watchdog ends the export if a write stalls or the client leaves. Idempotent. */
+        /**
+         * From now on the watchdog ends the export if a write stalls or the client leaves, and terminates
+         * {@code transaction} then (null for a cached response, which has none). Idempotent.
+         */
         void watch(InternalTransaction transaction) {
             tx = transaction;
             RUNNING.add(this);

@@ -32,7 +32,8 @@ import org.subgraphexport.wire.TokenNames;
  *   <li>Whatever the end, the export's slot is given back.</li>
  * </ul>
  * The body goes through a {@link CodedStream} in the negotiated content coding, whose frame is completed after the
- * end or error record alike.
+ * end or error record alike. A response kept by the {@link ResponseCache} goes out through {@link #replay}: admitted
+ * and watched the same way, without a transaction.
  */
 final class ExportOutput implements StreamingOutput {
     /** The export itself, run inside the transaction; must write the end record on success. */
@@ -125,6 +126,29 @@ final class ExportOutput implements StreamingOutput {
                 ticket.close();
             }
         }
+    }
+
+    /**
+     * A complete response kept from an earlier export ({@link ResponseCache}), sent as an export is: admitted with
+     * {@code ticket}, each write watched, so that a client that stops reading is ended after the write-stall time
+     * (and one that leaves is noticed), and the slot given back at the end.
+     */
+    static StreamingOutput replay(ExportAdmission.Ticket ticket, Format format, byte[] response, Log log) {
+        return servletStream -> {
+            ClientStream client = new ClientStream(servletStream, ticket);
+            ticket.watch(null);
+            try {
+                client.write(response, 0, response.length);
+                client.flush();
+            } catch (IOException failure) {
+                String ended = ticket.endedBecause();
+                log.info("cached export to %s client ended early: %s", format.pathSegment(),
+                        ended != null ? ended : failure.getMessage());
+                throw ended != null ? new IOException(ended, failure) : failure;
+            } finally {
+                ticket.close();
+            }
+        };
     }
 
     /** The error record; if the failure came before the header (no transaction, say), a bare header first. */

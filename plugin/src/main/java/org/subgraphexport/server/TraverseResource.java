@@ -13,7 +13,6 @@ import javax.ws.rs.core.EntityTag;
 import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.Request;
 import javax.ws.rs.core.Response;
-import javax.ws.rs.core.StreamingOutput;
 import javax.ws.rs.core.UriInfo;
 import org.neo4j.configuration.Config;
 import org.neo4j.dbms.api.DatabaseManagementService;
@@ -37,7 +36,8 @@ import org.subgraphexport.wire.Format;
  * <p>Every response carries an ETag covering the database, its last committed transaction, the caller and the
  * normalized request; {@code If-None-Match} with it answers 304 without reading the graph. With
  * {@code server.subgraph_export.response_cache_size} set, complete responses are kept and a repeat is served
- * from memory while the database has had no commit. The request header {@code Cache-Control: no-cache} skips the
+ * from memory while the database has had no commit (admitted and watched as a fresh export is: it holds a request
+ * thread while its client reads). The request header {@code Cache-Control: no-cache} skips the
  * lookup (the store is read; the fresh response replaces the kept one), {@code no-store} skips keeping the
  * response (no copy is made while it streams); both together leave the cache untouched.
  *
@@ -94,15 +94,16 @@ public final class TraverseResource {
         long cacheSize = config.get(ExportSettings.RESPONSE_CACHE_SIZE);
         ResponseCache cache = ResponseCache.of(dbms, cacheSize);
         ResponseCache.Directives directives = ResponseCache.Directives.of(httpRequest);
+        // a cached response is admitted as an export is: it holds a request thread while its client reads
+        ExportAdmission.Ticket ticket = ExportAdmission.of(dbms, log).admit(config, caller, httpRequest);
         if (!directives.noCache()) {
-            Response hit = cached(cache, choice, identityTag, format);
+            Response hit = cached(ticket, cache, choice, identityTag, format);
             if (hit != null) return hit;
         }
         ExportOutput.Coding coding = new ExportOutput.Coding(choice, chosen -> {
             AcceptEncoding.announce(httpResponse, chosen);
             httpResponse.setHeader(HttpHeaders.ETAG, ETags.of(identityTag, chosen).toString());
         });
-        ExportAdmission.Ticket ticket = ExportAdmission.of(dbms, log).admit(config, caller, httpRequest);
         ExportOutput output = new ExportOutput(ticket, () -> caller.begin(db, limits.timeoutMillis()), format, coding,
                 (tx, out) -> TraverseExport.run(tx, root, spec, config.get(ExportSettings.READ_THREADS), out), log);
         if (cacheSize > 0 && !directives.noStore()) {
@@ -116,10 +117,10 @@ public final class TraverseResource {
 
     /**
      * The kept response in the coding this request would get: the preferred coding's, or the identity one if it is
-     * small enough to go out uncompressed to this client. Null if there is none.
+     * small enough to go out uncompressed to this client, sent under {@code ticket}. Null if there is none.
      */
-    private static Response cached(ResponseCache cache, AcceptEncoding.Choice choice, EntityTag identityTag,
-            Format format) {
+    private Response cached(ExportAdmission.Ticket ticket, ResponseCache cache, AcceptEncoding.Choice choice,
+            EntityTag identityTag, Format format) {
         ContentCoding coding = choice.preferred();
         byte[] bytes = cache.get(ETags.of(identityTag, coding).getValue());
         if (bytes == null && coding != ContentCoding.IDENTITY) {
@@ -130,8 +131,7 @@ public final class TraverseResource {
             }
         }
         if (bytes == null) return null;
-        byte[] body = bytes;
-        Response.ResponseBuilder ok = Response.ok((StreamingOutput) stream -> stream.write(body), format.mediaType())
+        Response.ResponseBuilder ok = Response.ok(ExportOutput.replay(ticket, format, bytes, log), format.mediaType())
                 .tag(ETags.of(identityTag, coding)).cacheControl(ETags.REVALIDATE).header(ETags.CACHE_HEADER, "hit");
         if (coding != ContentCoding.IDENTITY) ok.header(HttpHeaders.CONTENT_ENCODING, coding.token());
         return AcceptEncoding.vary(ok, choice).build();

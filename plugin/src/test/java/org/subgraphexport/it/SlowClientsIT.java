@@ -5,22 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.subgraphexport.server.RawHttp;
 import org.subgraphexport.wire.Format;
 
 /**
@@ -97,7 +95,7 @@ class SlowClientsIT {
             Map<String, Integer> statusLines = new TreeMap<>();
             Map<String, String> busyHeaders = null;
             for (Socket s : stalled) {
-                Map<String, String> head = responseHead(s);
+                Map<String, String> head = RawHttp.head(s);
                 statusLines.merge(head.get(""), 1, Integer::sum);
                 if (busyHeaders == null && head.get("").startsWith("HTTP/1.1 503")) busyHeaders = head;
             }
@@ -140,7 +138,7 @@ class SlowClientsIT {
             System.out.printf("SlowClientsIT: the stalled export's transaction ended %d ms after it was seen%n",
                     endedMillis);
             assertTrue(endedMillis >= STALL_MILLIS - 500, "ended after " + endedMillis + " ms");
-            assertEquals("HTTP/1.1 200 OK", responseHead(stalled).get(""));
+            assertEquals("HTTP/1.1 200 OK", RawHttp.head(stalled).get(""));
             // the slot is free again: the same user exports the small subgraph at once
             assertEquals(SMALL_CHILDREN + 1,
                     ExportRequest.traverse("root", smallRoot).export(server, Format.JSON, OTHER).nodes().size());
@@ -212,39 +210,5 @@ class SlowClientsIT {
                 .getBytes(StandardCharsets.US_ASCII));
         socket.getOutputStream().flush();
         return socket;
-    }
-
-    /**
-     * The status line (key "") and the headers (lower-case names) the server sent on {@code socket}, reading for at
-     * most 5 s; a connection closed before a status line gives an empty status line.
-     */
-    private static Map<String, String> responseHead(Socket socket) throws IOException {
-        socket.setSoTimeout(5_000);
-        InputStream in = socket.getInputStream();
-        Map<String, String> head = new LinkedHashMap<>();
-        StringBuilder line = new StringBuilder();
-        try {
-            for (int b; (b = in.read()) != -1; ) {
-                if (b != '\n') {
-                    line.append((char) b);
-                    continue;
-                }
-                String text = line.toString().strip();
-                line.setLength(0);
-                if (head.isEmpty()) {
-                    head.put("", text);
-                } else if (text.isEmpty()) {
-                    return head;
-                } else {
-                    int colon = text.indexOf(':');
-                    head.put(text.substring(0, colon).strip().toLowerCase(Locale.ROOT),
-                            text.substring(colon + 1).strip());
-                }
-            }
-        } catch (IOException e) {
-            // reset by the server: what was read so far
-        }
-        head.putIfAbsent("", "");
-        return head;
     }
 }

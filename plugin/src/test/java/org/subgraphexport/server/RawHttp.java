@@ -15,9 +15,10 @@ import java.util.Map;
 /**
  * HTTP/1.1 over a plain socket, for requests java.net.http refuses to send: a request target with malformed
  * percent-escapes, raw control bytes or non-ASCII bytes. One request per connection ({@code Connection: close});
- * the response body is read to the end and de-chunked.
+ * the response body is read to the end and de-chunked. {@link #head} reads only a response's head, for clients that
+ * then stall on the body (public: the real-server tests use it too).
  */
-final class RawHttp {
+public final class RawHttp {
     record Response(int status, Map<String, String> headers, byte[] body) {
         String text() {
             return new String(body, StandardCharsets.UTF_8);
@@ -71,6 +72,40 @@ final class RawHttp {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * The status line (key "") and the headers (lower-case names) the server sent on {@code socket}, read byte by byte
+     * so that the body stays unread, for at most 5 s; a connection closed or reset before a status line gives an empty
+     * status line.
+     */
+    public static Map<String, String> head(Socket socket) throws IOException {
+        socket.setSoTimeout(5_000);
+        InputStream in = socket.getInputStream();
+        Map<String, String> head = new LinkedHashMap<>();
+        StringBuilder line = new StringBuilder();
+        try {
+            for (int b; (b = in.read()) != -1; ) {
+                if (b != '\n') {
+                    line.append((char) b);
+                    continue;
+                }
+                String text = line.toString().strip();
+                line.setLength(0);
+                if (head.isEmpty()) {
+                    head.put("", text);
+                } else if (text.isEmpty()) {
+                    return head;
+                } else {
+                    int colon = text.indexOf(':');
+                    head.put(text.substring(0, colon).strip().toLowerCase(Locale.ROOT), text.substring(colon + 1).strip());
+                }
+            }
+        } catch (IOException e) {
+            // reset by the server: what was read so far
+        }
+        head.putIfAbsent("", "");
+        return head;
     }
 
     static Response get(URI server, String target) {
