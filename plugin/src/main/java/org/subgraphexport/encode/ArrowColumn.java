@@ -106,10 +106,13 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
         length = n;
     }
 
-    /** Empties the column for the next batch. */
+    /** Empties the column and its children for the next batch. */
     void reset() {
         Arrays.fill(validity, 0, Math.min(validity.length, (length + 7) >> 3), (byte) 0);  // a union has no bits
         length = 0;
+        for (ArrowColumn c : children()) {
+            c.reset();
+        }
     }
 
     // ---- the batch ----------------------------------------------------------------------------------------
@@ -491,11 +494,6 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
             return 4L * length + child.bytes();
         }
 
-        @Override
-        void reset() {
-            super.reset();
-            child.reset();
-        }
     }
 
     /** A struct of child columns, all as long as it. */
@@ -555,13 +553,6 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
             }
         }
 
-        @Override
-        void reset() {
-            super.reset();
-            for (ArrowColumn c : children) {
-                c.reset();
-            }
-        }
 
         @Override
         void dataBuffers(ArrowBatch batch) {}
@@ -622,14 +613,6 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
             return 5L * length;
         }
 
-        /** Empties the union and every child for the next batch. */
-        @Override
-        void reset() {
-            super.reset();
-            for (ArrowColumn c : children) {
-                c.reset();
-            }
-        }
 
         @Override
         void emit(ArrowBatch batch) {
