@@ -112,6 +112,7 @@ def main() -> int:
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--rows", help="comma-separated row names to run (default: all)")
     p.add_argument("--out", help="markdown file for the table")
+    p.add_argument("--chart", help="SVG file for a bar chart of the medians (log scale)")
     a = p.parse_args()
     auth = tuple(a.auth.split(":", 1)) if a.auth else None
     root = sx.traverse(a.url, label="Object", key="id", value=1, limit=1, auth=auth).header.root
@@ -155,6 +156,7 @@ def main() -> int:
     if a.rows:
         wanted = a.rows.split(",")
         rows = {k: v for k, v in rows.items() if any(w in k for w in wanted)}
+    start_load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     counts: Dict[str, Tuple[int, int]] = {}
     times: Dict[str, List[float]] = {k: [] for k in rows}
     for i in range(a.warmup + a.runs):
@@ -170,7 +172,8 @@ def main() -> int:
     lines = [f"Python clients, one run, {a.runs} measured rounds after {a.warmup} warm-up, rows interleaved per round.",
              f"Machine: {platform.machine()} {os.cpu_count()} CPUs, {platform.platform()}, Python "
              f"{platform.python_version()}, pyarrow {pa.__version__}, pandas {pd.__version__}; server and client on "
-             f"one machine (loopback), shared and loaded by other builds.",
+             f"one machine (loopback), shared; load average at the start {start_load}, at the end "
+             f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}.",
              "Command: `" + " ".join([os.path.relpath(sys.executable)] + sys.argv) + "`", "",
              "| row | nodes | relationships | median | min - max | vs. first row |", "|---|---:|---:|---:|---:|---:|"]
     base = statistics.median(times[baseline]) if times.get(baseline) else None
@@ -188,7 +191,39 @@ def main() -> int:
     if a.out:
         with open(a.out, "w") as f:
             f.write(text)
+    if a.chart:
+        with open(a.chart, "w") as f:
+            f.write(_chart({name: statistics.median(times[name]) for name in rows}, lines[1]))
     return 0
+
+
+def _chart(medians: Dict[str, float], caption: str) -> str:
+    """A horizontal bar chart of the medians on a log scale, as SVG (no plotting library needed)."""
+    import html
+    import math
+
+    label_width, bar_width, row_height, top = 430, 420, 26, 40
+    low, high = math.floor(math.log10(min(medians.values()))), math.ceil(math.log10(max(medians.values())))
+    scale = bar_width / max(1, high - low)
+    height = top + row_height * len(medians) + 50
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_width + bar_width + 90}" height="{height}" '
+           'font-family="sans-serif" font-size="12">',
+           f'<text x="10" y="20" font-size="14">Founding-size subgraph into Python, median seconds (log scale)</text>']
+    for i, (name, m) in enumerate(medians.items()):
+        y = top + i * row_height
+        w = max(1.0, (math.log10(m) - low) * scale)
+        color = "#4c78a8" if "subgraph_export" in name or "pyarrow" in name or "arrow" in name else "#9d9d9d"
+        out.append(f'<text x="{label_width - 6}" y="{y + 16}" text-anchor="end">{html.escape(name)}</text>')
+        out.append(f'<rect x="{label_width}" y="{y + 4}" width="{w:.1f}" height="{row_height - 8}" fill="{color}"/>')
+        out.append(f'<text x="{label_width + w + 4:.1f}" y="{y + 16}">{m:.3f} s</text>')
+    axis = top + row_height * len(medians) + 8
+    for e in range(low, high + 1):
+        x = label_width + (e - low) * scale
+        out.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{axis}" stroke="#ddd"/>')
+        out.append(f'<text x="{x:.1f}" y="{axis + 14}" text-anchor="middle">{10.0 ** e:g} s</text>')
+    out.append(f'<text x="10" y="{height - 8}" font-size="10">{html.escape(caption)}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
 
 
 def _counts(result: Any) -> Tuple[int, int]:

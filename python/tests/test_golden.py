@@ -49,9 +49,9 @@ def test_values_no_column_can_hold_go_to_extra_properties_exactly(golden):
     assert nodes[prefix + "5"][1] == {"key1": ("string", "five")}
     assert nodes[prefix + "8"][1] == {"key1": json_value(8.5), "key3": json_value(0.5)}
     assert nodes[prefix + "9"] == (["Label0", "Label9"], {"key1": ("long", 9), "key3": ("double", json_value(0.5)[1])})
-    extra = dict(zip(export.nodes.column("element_id").to_pylist(), export.nodes.column("extra_properties").to_pylist()))
-    assert [e for e, v in extra.items() if v is not None] == [prefix + str(i) for i in (9, 1, 3, 8)], \
-        "the catch-all group first (9), then label 0's: out of range (1, 3), a type (8) or a key (8, 9) seen after the schema"
+    ids, extra = export.nodes.column("element_id").to_pylist(), export.nodes.column("extra_properties").to_pylist()
+    # the catch-all group first (9), then label 0's: out of range (1, 3), a type (8) or a key (8, 9) after the schema
+    assert [e for e, v in zip(ids, extra) if v is not None] == [prefix + str(i) for i in (9, 1, 3, 8)]
     assert export.nodes.schema.field("key1:string").metadata == {b"subgraph.key": b"key1", b"subgraph.type": b"string"}
     rel = rels[export.header.relationship_id_prefix + "1"]
     assert rel[0] == "TYPE_0" and rel[1] == prefix + "0" and rel[2] == prefix + "1"

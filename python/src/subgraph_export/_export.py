@@ -83,7 +83,8 @@ class Summary:
 class ExportStream:
     """An export being read: iterate for its record batches as the stream has them (one dense union column
     ``element``, a struct child per group of nodes or relationships: docs/wire-format.md section 7), or give each to
-    :meth:`split`; the :attr:`summary` is there once the iteration ended. Use as a context manager, or call :meth:`close`.
+    :meth:`split`; the :attr:`summary` is there once the iteration ended. Use as a context manager, or call
+    :meth:`close`.
 
     Raises :class:`ExportFailedError` at the error record, :class:`TruncatedStreamError` if the stream ends without
     a closing record; never ends quietly on an incomplete export.

@@ -368,7 +368,8 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         lastNodeGroup = g;
         if (count == 1) {
             if (labels[0] >= singleLabelGroups.length) {
-                singleLabelGroups = Arrays.copyOf(singleLabelGroups, Math.max(labels[0] + 1, 2 * singleLabelGroups.length));
+                singleLabelGroups = Arrays.copyOf(singleLabelGroups,
+                        Math.max(labels[0] + 1, 2 * singleLabelGroups.length));
             }
             singleLabelGroups[labels[0]] = g;
         }

@@ -40,8 +40,9 @@ final class FlatBuffer {
             return scalar(slot, 8, v);
         }
 
-        /** A child: a {@link Table}, a {@link String}, a {@link List} of tables or strings, an {@code int[]}, or a {@code long[]}
-         *  holding a vector of structs of two longs each (Arrow's FieldNode and Buffer). */
+        /** A child: a {@link Table}, a {@link String}, a {@link List} of tables or strings, an {@code int[]} (a
+         *  vector of int32), or a {@code long[]} holding a vector of structs of two longs each (Arrow's FieldNode and
+         *  Buffer). */
         Table child(int slot, Object child) {
             offsets.add(new Object[] {slot, child});
             slots = Math.max(slots, slot + 1);

@@ -71,8 +71,8 @@ class PythonClientIT {
 
     /** The records of one export (the pytest suite's traverse request, or its Cypher query), as the client decodes. */
     private static List<ExportRecord> decode(URI base, Format format, String request, String auth) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve("/extension/" + format.pathSegment() + "/" + request))
-                .header("Authorization", auth);
+        HttpRequest.Builder b = HttpRequest.newBuilder(
+                base.resolve("/extension/" + format.pathSegment() + "/" + request)).header("Authorization", auth);
         if (request.equals("cypher")) {
             b.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
                     "{\"query\": \"" + CYPHER + "\", \"params\": {\"id\": 1}}"));

@@ -337,7 +337,7 @@ public final class Wire {
 
         /** The stream's one column: a dense union of the groups (structs), one per label set or type. */
         public static final String ELEMENT = "element";
-        /** Names of the catch-all groups, and the prefix of the others': {@code node:Person}, {@code relationship:KNOWS}. */
+        /** The catch-all groups' names; the others' start with them: {@code node:Person}. */
         public static final String NODE = "node", RELATIONSHIP = "relationship";
         // a group's fixed columns, in order; the property columns follow, then EXTRA
         public static final String ID = "id";
