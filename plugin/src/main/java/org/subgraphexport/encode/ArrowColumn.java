@@ -11,7 +11,9 @@ import java.util.Map;
  * One column of the {@code arrow} format being filled for the current record batch: its Arrow field (name, type,
  * children, dictionary, metadata) and its buffers in Arrow's layout (validity bitmap, little-endian values,
  * int32 offsets). Appending grows the buffers; {@link #reset} empties them for the next batch, keeping their memory.
- * Past {@link #length}, the validity bits and fixed-width data are zero, so that nulls cost no writes there.
+ * Past {@link #length}, the validity bits and fixed-width data are zero, so that nulls cost no writes there: a run
+ * of nulls in a fixed-width or boolean column only moves {@link #length}; its arrays grow when a value or the batch
+ * needs them.
  */
 abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, ArrowColumn.Offsets,
         ArrowColumn.Struct, ArrowColumn.DenseUnion {
@@ -29,10 +31,17 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
     /** Values in this batch (nulls included). */
     int length;
     private byte[] validity = new byte[64];
+    /** False where a null needs no data written (fixed-width and boolean columns: their zeros are there). */
+    private final boolean padsData;
 
     ArrowColumn(String name, Map<String, String> metadata) {
+        this(name, metadata, true);
+    }
+
+    ArrowColumn(String name, Map<String, String> metadata, boolean padsData) {
         this.name = name;
         this.metadata = metadata;
+        this.padsData = padsData;
     }
 
     // ---- the field ----------------------------------------------------------------------------------------
@@ -64,31 +73,30 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
         padTo(length + 1);
     }
 
-    /** Appends nulls until the column holds {@code n} values (their bits are zero already). */
+    /** Appends nulls until the column holds {@code n} values (their bits are zero already, or past the array). */
     final void padTo(int n) {
         int from = length;
         if (from >= n) {
             return;
         }
-        if ((n + 7) >> 3 > validity.length) {
-            validity = Arrays.copyOf(validity, Math.max((n + 7) >> 3, validity.length * 2));
-        }
         length = n;
-        nullData(from, n);
+        if (padsData) {
+            nullData(from, n);
+        }
     }
 
     private void bit(boolean set) {
         int i = length++;
         if (i >> 3 >= validity.length) {
-            validity = Arrays.copyOf(validity, validity.length * 2);
+            validity = Arrays.copyOf(validity, Math.max((i >> 3) + 1, validity.length * 2));
         }
         if (set) {
             validity[i >> 3] |= (byte) (1 << (i & 7));
         }
     }
 
-    /** The data of nulls {@code from} to {@code to}, counted in {@link #length} already. */
-    abstract void nullData(int from, int to);
+    /** The data of nulls {@code from} to {@code to}, counted in {@link #length} already (where it pads data). */
+    void nullData(int from, int to) {}
 
     /** Zeroes the bits of values {@code from} to {@code to} (dropped from the end). */
     private void clearBits(int from, int to) {
@@ -119,17 +127,17 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
 
     /** This column's and its children's field nodes and buffers, in Arrow's pre-order, into {@code batch}. */
     void emit(ArrowBatch batch) {
+        int bytes = (length + 7) >> 3;
+        if (validity.length < bytes) {  // nulls at the end, past the array: zeros
+            validity = Arrays.copyOf(validity, bytes);
+        }
         int valid = 0;
-        for (int i = 0; i < (length + 7) >> 3; i++) {  // the bits past the end are zero
+        for (int i = 0; i < bytes; i++) {  // the bits past the end are zero
             valid += Integer.bitCount(validity[i] & 0xFF);
         }
         int nulls = length - valid;
         batch.node(length, nulls);
-        if (nulls == 0) {
-            batch.buffer(validity, 0);  // all valid: Arrow allows the bitmap left out
-        } else {
-            batch.buffer(validity, (length + 7) >> 3);  // the bits past the end are zero
-        }
+        batch.buffer(validity, nulls == 0 ? 0 : bytes);  // all valid: Arrow allows the bitmap left out
         dataBuffers(batch);
         for (ArrowColumn c : children()) {
             c.emit(batch);
@@ -158,7 +166,7 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
          *  whose values have type {@code typeId}/{@code type}. */
         Fixed(String name, Map<String, String> metadata, int width, int typeId, FlatBuffer.Table type,
               long dictionaryId) {
-            super(name, metadata);
+            super(name, metadata, false);
             this.width = width;
             this.typeId = typeId;
             this.type = type;
@@ -236,21 +244,14 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
         }
 
         @Override
-        void nullData(int from, int to) {
-            if (to * width > data.length) {
-                data = Arrays.copyOf(data, Math.max(to * width, data.length * 2));
-            }
-        }
-
-        @Override
         void truncate(int n) {
-            Arrays.fill(data, n * width, length * width, (byte) 0);
+            Arrays.fill(data, Math.min(n * width, data.length), Math.min(length * width, data.length), (byte) 0);
             super.truncate(n);
         }
 
         @Override
         void reset() {
-            Arrays.fill(data, 0, length * width, (byte) 0);
+            Arrays.fill(data, 0, Math.min(length * width, data.length), (byte) 0);
             super.reset();
         }
 
@@ -261,6 +262,9 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
 
         @Override
         void dataBuffers(ArrowBatch batch) {
+            if (data.length < length * width) {  // nulls at the end, past the array: zeros
+                data = Arrays.copyOf(data, length * width);
+            }
             batch.buffer(data, length * width);
         }
     }
@@ -270,7 +274,7 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
         private byte[] bits = new byte[64];
 
         Bool(String name, Map<String, String> metadata) {
-            super(name, metadata);
+            super(name, metadata, false);
         }
 
         @Override
@@ -291,7 +295,7 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
 
         private void set(int i, boolean v) {
             if (i >> 3 >= bits.length) {
-                bits = Arrays.copyOf(bits, bits.length * 2);
+                bits = Arrays.copyOf(bits, Math.max((i >> 3) + 1, bits.length * 2));
             }
             if (v) {
                 bits[i >> 3] |= (byte) (1 << (i & 7));
@@ -299,15 +303,8 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
         }
 
         @Override
-        void nullData(int from, int to) {
-            if ((to + 7) >> 3 > bits.length) {
-                bits = Arrays.copyOf(bits, Math.max((to + 7) >> 3, bits.length * 2));
-            }
-        }
-
-        @Override
         void truncate(int n) {
-            for (int i = n; i < length; i++) {
+            for (int i = n; i < Math.min(length, 8 * bits.length); i++) {
                 bits[i >> 3] &= (byte) ~(1 << (i & 7));
             }
             super.truncate(n);
@@ -315,7 +312,7 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
 
         @Override
         void reset() {
-            Arrays.fill(bits, 0, (length + 7) >> 3, (byte) 0);
+            Arrays.fill(bits, 0, Math.min((length + 7) >> 3, bits.length), (byte) 0);
             super.reset();
         }
 
@@ -326,6 +323,9 @@ abstract sealed class ArrowColumn permits ArrowColumn.Fixed, ArrowColumn.Bool, A
 
         @Override
         void dataBuffers(ArrowBatch batch) {
+            if (bits.length < (length + 7) >> 3) {  // nulls at the end, past the array: zeros
+                bits = Arrays.copyOf(bits, (length + 7) >> 3);
+            }
             batch.buffer(bits, (length + 7) >> 3);  // the bits past the end are zero
         }
     }
