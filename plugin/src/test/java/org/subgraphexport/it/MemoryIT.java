@@ -140,8 +140,13 @@ class MemoryIT {
     }
 
     private long exportAndCheck(Format format) throws Exception {
-        return exportAndCheck(format, HttpRequest.newBuilder(server.httpUri.resolve("/extension/"
-                + format.pathSegment() + "/traverse?root=" + URLEncoder.encode(rootId, StandardCharsets.UTF_8))).GET(), true);
+        return exportAndCheck(format, traverse(format), true);
+    }
+
+    /** The traverse export of the big subgraph in {@code format}. */
+    private HttpRequest.Builder traverse(Format format) {
+        return HttpRequest.newBuilder(server.httpUri.resolve("/extension/" + format.pathSegment() + "/traverse?root="
+                + URLEncoder.encode(rootId, StandardCharsets.UTF_8))).GET();
     }
 
     /**
@@ -149,9 +154,8 @@ class MemoryIT {
      * complete: the closing batch's metadata with the exact counts, then the end-of-stream marker. Returns its bytes.
      */
     private long arrowExportAndCheck() throws Exception {
-        HttpResponse<InputStream> response = HTTP.send(HttpRequest.newBuilder(server.httpUri.resolve(
-                "/extension/arrow/traverse?root=" + URLEncoder.encode(rootId, StandardCharsets.UTF_8)))
-                .timeout(Duration.ofMinutes(3)).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> response = HTTP.send(traverse(Format.ARROW).timeout(Duration.ofMinutes(3)).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
         assertEquals(200, response.statusCode(), () -> "arrow: " + body(response));
         byte[] tail = new byte[4096];
         long count = 0;
