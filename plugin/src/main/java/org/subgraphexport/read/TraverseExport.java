@@ -26,6 +26,12 @@ public final class TraverseExport {
      */
     public static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, int readThreads,
             GraphWriter out) throws IOException {
+        return run(tx, rootId, spec, Partition.WHOLE, readThreads, out);
+    }
+
+    /** As above, writing only {@code partition}'s share of the records ({@link Partition}). */
+    public static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, Partition partition,
+            int readThreads, GraphWriter out) throws IOException {
         KernelTransaction ktx = tx.kernelTransaction();
         ElementIds ids = ElementIds.of(tx.elementIdMapper());
         out.header(new Header(tx.getDatabaseName(), ids.nodeElementId(rootId), ids.nodePrefix(), ids.relationshipPrefix()),
@@ -34,7 +40,7 @@ public final class TraverseExport {
             if (!ktx.dataRead().nodeExists(rootId)) {
                 throw new IllegalStateException("root node " + ids.nodeElementId(rootId) + " was deleted before the export started");
             }
-            SubgraphWalker.Result result = walker.walk(rootId, spec, out);
+            SubgraphWalker.Result result = walker.walk(rootId, spec, partition, out);
             out.end(result.nodes(), result.relationships(), result.truncated());
             return result;
         }

@@ -206,6 +206,12 @@ public final class Wire {
     public static final int VECTOR_FLOAT32 = 4;
     public static final int VECTOR_FLOAT64 = 5;
 
+    /**
+     * Records per block of a partitioned export: record {@code k} of the walk's sequence (nodes and relationships in
+     * the single stream's order, from 0) belongs to partition {@code (k / PARTITION_BLOCK) % partitions}.
+     */
+    public static final int PARTITION_BLOCK = 256;
+
     /** Largest string byte length, byte-array length or element count a decoder accepts (256 Mi). */
     public static final int MAX_LENGTH = 1 << 28;
 
