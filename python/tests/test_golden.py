@@ -29,17 +29,22 @@ def test_pyarrow_reads_the_fixture_with_no_project_code(golden):
     assert rows == 16, "each group holds its own rows only"
 
 
+STATE = "3f1c2d4e-0000-4000-8000-00000000abcd:42"  # FixtureStream.STATE
+
+
 def test_every_value_of_the_fixture_equals_the_json_golden_file(golden):
     export = sx.read_stream(io.BytesIO((golden / "fixture.arrow").read_bytes()))
     expected = from_json(json.loads((golden / "fixture.json").read_bytes()))
-    assert export.summary == sx.Summary(8, 8, False)
+    assert export.summary == sx.Summary(8, 8, False, STATE)
+    assert (export.header.version, export.header.state, export.header.partition, export.header.partitions) == (
+        2, STATE, 0, 1)
     assert_same_graph(from_export(export), expected)
     assert export.nodes.column("extra_properties").null_count == 8, "every fixture value has its column"
 
 
 def test_values_no_column_can_hold_go_to_extra_properties_exactly(golden):
     export = sx.read_stream(io.BytesIO((golden / "arrow-fallback.arrow").read_bytes()))
-    assert export.summary == sx.Summary(10, 2, True)
+    assert export.summary == sx.Summary(10, 2, True, STATE)
     nodes, rels = from_export(export)
     prefix = export.header.node_id_prefix
     assert nodes[prefix + "0"][1] == {"key1": ("long", 0), "key2": ("date", 19782)}

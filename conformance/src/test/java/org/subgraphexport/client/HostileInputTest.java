@@ -232,7 +232,7 @@ class HostileInputTest {
                 byte[] magic = valid.clone();
                 magic[2] = 'Y';
                 byte[] version = valid.clone();
-                version[3] = 2;
+                version[3] = 3;  // 1 and 2 are read
                 streams.add(magic);
                 streams.add(version);
                 streams.add(new byte[] {'S', 'G', 'X'});
@@ -245,10 +245,10 @@ class HostileInputTest {
                 }
             }
             case JSON, BSON -> {
-                String records = "[{\"record\":\"header\",\"version\":2,\"database\":\"d\",\"root\":\"\"},"
+                String records = "[{\"record\":\"header\",\"version\":3,\"database\":\"d\",\"root\":\"\"},"
                         + "{\"record\":\"end\",\"nodes\":0,\"relationships\":0,\"truncated\":false}]";
                 streams.add(encode(format, records));
-                streams.add(encode(format, records.replace("\"version\":2,", "")));
+                streams.add(encode(format, records.replace("\"version\":3,", "")));
                 streams.add(encode(format, records.replace("\"header\"", "\"node\"")));
                 if (format == Format.JSON) {
                     streams.add(utf8("{\"record\":\"header\"}"));
@@ -829,7 +829,7 @@ class HostileInputTest {
         o.writeByte(Wire.MAGIC_0);
         o.writeByte(Wire.MAGIC_1);
         o.writeByte(Wire.MAGIC_2);
-        o.writeByte(Wire.VERSION);
+        o.writeByte(1);  // version 1: the header has the four strings only, the end no state
         o.writeByte(Wire.HEADER);
         if (databaseLength >= 0) {
             o.writeVarInt(databaseLength, true);

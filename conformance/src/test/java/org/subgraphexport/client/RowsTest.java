@@ -55,7 +55,7 @@ class RowsTest {
                 records.add(r);
             }
             ExportEnd end = assertInstanceOf(ExportEnd.class, records.removeLast());
-            assertEquals(new ExportEnd(3, 2, false, 4), end);
+            assertEquals(new ExportEnd(3, 2, false, 4, RowsFixture.STATE), end);
             assertEquals(FIXTURE.records(), records);
             ExportRow first = (ExportRow) records.get(4);
             assertEquals(RowsFixture.COLUMNS.size(), first.values().size());

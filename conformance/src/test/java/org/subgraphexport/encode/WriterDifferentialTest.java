@@ -302,8 +302,13 @@ class WriterDifferentialTest {
                 relPrefix = prefix("5:" + uuid + ":");
                 String database = r.nextBoolean() ? "neo4j" : r.nextBoolean() ? "" : text(1 + r.nextInt(20));
                 String root = r.nextBoolean() ? text(r.nextInt(20)) : nodePrefix + id();
-                w.header(new Header(database, root, nodePrefix, relPrefix), FixtureStream.tokens(labels, types, keys));
-                records.add(record("header", "version", 1, "database", wellFormed(database), "root", wellFormed(root)));
+                String state = r.nextBoolean() ? uuid + ":" + r.nextInt(1 << 20) : text(r.nextInt(20));
+                int partitions = r.nextBoolean() ? 1 : 1 + r.nextInt(r.nextBoolean() ? 8 : Integer.MAX_VALUE);
+                int partition = r.nextInt(partitions);
+                w.header(new Header(database, root, nodePrefix, relPrefix, state, partition, partitions),
+                        FixtureStream.tokens(labels, types, keys));
+                records.add(record("header", "version", 2, "database", wellFormed(database), "root", wellFormed(root),
+                        "state", wellFormed(state), "partition", partition, "partitions", partitions));
                 if (rows) {
                     String[] names = new String[r.nextInt(5)];
                     Arrays.setAll(names, i -> name());
@@ -336,11 +341,13 @@ class WriterDifferentialTest {
                     long n = r.nextInt(5) == 0 ? longValue() : nodes;
                     long rels = r.nextInt(5) == 0 ? longValue() : relationships;
                     boolean truncated = r.nextBoolean();
-                    w.end(n, rels, truncated);
+                    String endState = r.nextBoolean() ? text(r.nextInt(30)) : "";
+                    w.end(n, rels, truncated, endState);
                     Map<String, Object> end = record("end", "nodes", n, "relationships", rels, "truncated", truncated);
                     if (rows) {
                         end.put("rows", rowCount);
                     }
+                    end.put("state", wellFormed(endState));
                     records.add(end);
                 }
             } catch (Stopped stopped) {

@@ -70,6 +70,14 @@ public interface GraphWriter extends ValueSink {
     void end(long nodes, long relationships, boolean truncated) throws IOException;
 
     /**
+     * As {@link #end(long, long, boolean)}, naming the store state when the stream ended ({@link Header#state()}'s
+     * kind of token). The formats' writers carry it; a writer that does not (a test's, a benchmark's) drops it.
+     */
+    default void end(long nodes, long relationships, boolean truncated, String state) throws IOException {
+        end(nodes, relationships, truncated);
+    }
+
+    /**
      * Closing record of a failed stream: what went wrong after streaming had started. Valid at any point after
      * {@link #header} returned; an unfinished record is dropped (see the class comment).
      *
