@@ -18,6 +18,7 @@ import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.subgraphexport.bench.floor.WalkOnlyResource;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.encode.Encoders;
+import org.subgraphexport.read.ExportState;
 import org.subgraphexport.read.Partition;
 import org.subgraphexport.read.StoreState;
 import org.subgraphexport.read.SubgraphWalker;
@@ -170,7 +171,8 @@ public final class ParallelWalkProbe {
                 GraphWriter out = writer.apply(OutputStream.nullOutputStream());
                 long start = System.nanoTime();
                 SubgraphWalker.Result result =
-                        TraverseExport.run(itx, rootId, spec, new Partition(partitions, p), threads, out);
+                        TraverseExport.run(itx, rootId, spec, new Partition(partitions, p), threads,
+                                new ExportState(() -> "", null), out);
                 out.finish();
                 t += System.nanoTime() - start;
                 nodes += result.nodes();
