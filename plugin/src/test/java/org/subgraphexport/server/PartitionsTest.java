@@ -28,12 +28,19 @@ import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
+import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.subgraphexport.client.ExportEnd;
+import org.subgraphexport.client.ExportFailedException;
 import org.subgraphexport.client.ExportHeader;
 import org.subgraphexport.client.ExportNode;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRecord;
 import org.subgraphexport.client.ExportRelationship;
+import org.subgraphexport.encode.Encoders;
+import org.subgraphexport.read.ExportState;
+import org.subgraphexport.read.Partition;
+import org.subgraphexport.read.TraverseExport;
+import org.subgraphexport.read.WalkSpec;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.Wire;
 
@@ -218,6 +225,47 @@ class PartitionsTest {
             assertTrue(body.contains("\"code\":\"Export.InvalidParameter\"") && body.contains(message),
                     query + ": " + body);
         });
+    }
+
+    /**
+     * A pinned stream whose database moves while it reads ends with the error record Export.StateChanged instead of
+     * its end record (the records before it valid); one whose database moved before its header has no records. The
+     * state supplier stands for the database: the first read says one state, the next another.
+     */
+    @Test
+    void aPinnedStreamWhoseDatabaseMovesEndsWithTheStateChangedErrorRecord() throws IOException {
+        GraphDatabaseService db = neo4j.defaultDatabaseService();
+        for (String[] states : new String[][] {{"s:1", "s:2"}, {"s:2", "s:2"}}) {
+            int[] reads = {0};
+            ExportState moving = new ExportState(() -> states[Math.min(reads[0]++, 1)], "s:1");
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            org.subgraphexport.wire.GraphWriter out = Encoders.open(Format.KRYO, bytes);
+            try (Transaction tx = db.beginTx()) {
+                InternalTransaction itx = (InternalTransaction) tx;
+                ExportState.Changed changed = org.junit.jupiter.api.Assertions.assertThrows(ExportState.Changed.class,
+                        () -> TraverseExport.run(itx, itx.elementIdMapper().nodeId(root), new WalkSpec(WalkSpec.DEFAULT_EXPAND, WalkSpec.DEFAULT_ATTACH, Integer.MAX_VALUE, Long.MAX_VALUE),
+                                new Partition(2, 0), 1, moving, out));
+                assertTrue(changed.getMessage().contains("from state s:1 to s:2"), changed.getMessage());
+                out.error(changed.code(), changed.getMessage());  // as ExportOutput does
+                out.finish();
+            }
+            try (ExportReader reader = ExportReader.open(Format.KRYO, new ByteArrayInputStream(bytes.toByteArray()))) {
+                assertEquals(states[0], reader.header().state());
+                long records = 0;
+                ExportFailedException failed = null;
+                try {
+                    while (reader.next() != null) records++;
+                } catch (ExportFailedException e) {
+                    failed = e;
+                }
+                assertTrue(failed != null && failed.code().equals(ExportState.CHANGED), "error record");
+                if (states[0].equals("s:1")) {
+                    assertTrue(records > 2 * Wire.PARTITION_BLOCK, "the partition's records came before: " + records);
+                } else {
+                    assertEquals(0, records, "moved before the header: nothing read");
+                }
+            }
+        }
     }
 
     /** Partitions dealt back: {@link Wire#PARTITION_BLOCK} records from each in turn, until all are taken. */
