@@ -332,6 +332,6 @@ class ErrorAnywhereTest {
     }
 
     static {
-        assertEquals(64 * 1024, Wire.KRYO_BUFFER);
+        assertEquals(64 * 1024, Wire.HAND_OVER_BYTES);
     }
 }

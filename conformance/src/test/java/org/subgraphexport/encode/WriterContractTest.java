@@ -77,7 +77,7 @@ class WriterContractTest {
     }
 
     /**
-     * Complete records go to the target as writes at record ends (once {@link Wire#KRYO_BUFFER} bytes are buffered),
+     * Complete records go to the target as writes at record ends (once {@link Wire#HAND_OVER_BYTES} bytes are buffered),
      * never with a flush: the target is flushed once, by finish() (kryo-lzf: after the last chunk), and never closed.
      */
     @ParameterizedTest
@@ -85,7 +85,7 @@ class WriterContractTest {
     void neverClosesTheTargetAndFlushesItOnceInFinish(Format format) throws IOException {
         TrackingStream target = new TrackingStream();
         FixtureStream fixture = FixtureStream.full();
-        assertTrue(fixture.bytes(Format.KRYO).length > 2 * Wire.KRYO_BUFFER, "the fixture fills the buffer");
+        assertTrue(fixture.bytes(Format.KRYO).length > 2 * Wire.HAND_OVER_BYTES, "the fixture fills the buffer");
         GraphWriter w = Encoders.open(format, target);
         fixture.write(w, fixture.tokens());
         w.end(0, 0, false);
