@@ -20,6 +20,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
 import org.subgraphexport.wire.Header;
@@ -156,7 +157,7 @@ class WriterContractTest {
      * end call throws), the continuation is error() and the stream without the record is the expectation.
      */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // rows: ArrowWriterTest
+    @ClientFormats(rows = true)  // arrow refuses rows: ArrowWriterTest
     void aForbiddenCallThrowsAndWritesNothing(Format format) throws IOException {
         for (Misuse m : MISUSE) {
             String name = format + " " + m.name();
@@ -388,7 +389,7 @@ class WriterContractTest {
      * stream ended.
      */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // rows: ArrowWriterTest
+    @ClientFormats(rows = true)  // arrow refuses rows: ArrowWriterTest
     void nothingBeforeTheHeaderNorAfterFinish(Format format) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         GraphWriter w = Encoders.open(format, out);
@@ -438,7 +439,7 @@ class WriterContractTest {
      * whole: the stream is the same as one with the error record alone.
      */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // rows: ArrowWriterTest
+    @ClientFormats(rows = true)  // arrow refuses rows: ArrowWriterTest
     void rejectsArgumentsTheFormatCannotCarry(Format format) throws IOException {
         List<ThrowingCall> bad = List.of(
                 w -> w.beginNode(1, new int[] {-1}, 1),

@@ -51,6 +51,7 @@ import org.neo4j.driver.AuthTokens;
 import org.neo4j.driver.Driver;
 import org.neo4j.driver.Record;
 import org.neo4j.graphdb.config.Setting;
+import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.client.DurationValue;
 import org.subgraphexport.client.ExportFailedException;
 import org.subgraphexport.client.ExportNode;
@@ -132,7 +133,7 @@ class PluginInRealServerIT {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void traverseExportsExactlyTheSubgraph(Format format) throws IOException {
         Subgraph g = ExportRequest.traverse("root", ids.get("root")).export(server, format, null);
 
@@ -178,7 +179,7 @@ class PluginInRealServerIT {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void rootByLabelKeyValueWithMaxDepth(Format format) throws IOException {
         Subgraph g = ExportRequest.traverse("label", "Object", "key", "id", "value", "1", "maxDepth", "1")
                 .export(server, format, null);
@@ -194,7 +195,7 @@ class PluginInRealServerIT {
      * Neo4j spells differently per line ({@code org.subgraphexport.neo4j.Neo4jLine}).
      */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void cypherExportsGraphAndRows(Format format) throws IOException {
         Subgraph g = ExportRequest.cypher("MATCH (r:Root)-[rel:CHILDREN]->(m) RETURN r, rel, m")
                 .export(server, format, null);

@@ -16,12 +16,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
+import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
@@ -75,7 +75,7 @@ class CypherEndpointTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void foundingQueriesReturnTheTraverseGraph(Format format) throws IOException {
         Subgraph traverse = http.traverse(format, params("label", "Object", "key", "id", "value", "1"));
         // The founding query shape, with the root included (*0..) and attached data followed to any depth
@@ -112,7 +112,7 @@ class CypherEndpointTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void manyPathsGiveEachNodeAndRelationshipOnce(Format format) throws IOException {
         Subgraph g = http.cypher(format, body("""
                 MATCH p = (s:Lat {i: 0, j: 0})-[:L*]->(t:Lat {i: $last, j: $last})
@@ -215,7 +215,7 @@ class CypherEndpointTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void rowsModeRoundTripsScalarsOfEveryType(Format format) throws IOException {
         Subgraph graphOnly = http.cypher(format, body("RETURN 42 AS i, [1, 'a'] AS l", "{}"));
         assertTrue(graphOnly.rows().isEmpty() && graphOnly.columns().isEmpty(), "graph mode sends no rows");
@@ -252,7 +252,7 @@ class CypherEndpointTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void rowsModeCarriesEveryPropertyTypeAndRefersToEntitiesSentOnce(Format format) throws IOException {
         Subgraph rows = cypherRows(format, """
                 MATCH p = (root)-[r:CHILDREN]->(child) WHERE elementId(root) = $root

@@ -32,7 +32,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.graphdb.GraphDatabaseService;
@@ -40,6 +39,7 @@ import org.neo4j.graphdb.Transaction;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.read.StoreState;
@@ -448,7 +448,7 @@ class HostileRequestTest {
     // ---- afterwards ----
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     @Order(4)
     void afterAllOfItTheServerStillExportsExactly(Format format) throws IOException {
         assertExportsTheFixture(format);

@@ -21,11 +21,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
+import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.client.ExportNode;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRelationship;
@@ -77,7 +77,7 @@ class TraverseEndpointTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void exportsExactlyTheSubgraphWithEveryValue(Format format) throws IOException {
         Subgraph g = http.traverse(format, params("root", fixture.id("root")));
 
@@ -116,7 +116,7 @@ class TraverseEndpointTest {
 
     /** The client's open(HttpResponse): the format from the Content-Type, refusals as ExportRequestException. */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void clientOpensTheHttpResponseItself(Format format) throws IOException {
         Subgraph expected = http.traverse(format, params("root", fixture.id("root")));
         HttpResponse<InputStream> ok = http.getStream(format.pathSegment() + "/traverse?"
