@@ -17,14 +17,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.neo4j.configuration.connectors.BoltConnector;
-import org.neo4j.harness.Neo4j;
-import org.neo4j.harness.Neo4jBuilders;
 import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.client.ExportNode;
 import org.subgraphexport.client.ExportReader;
@@ -35,23 +32,15 @@ import org.subgraphexport.wire.Format;
 
 /** The traverse endpoint over real HTTP on an in-process Neo4j, every format decoded by the client. */
 class TraverseEndpointTest {
-    private static Neo4j neo4j;
+    @RegisterExtension
+    static final InProcessNeo4j neo4j = InProcessNeo4j.withExtension();
     private static FixtureGraph fixture;
     private static ExportHttp http;
 
     @BeforeAll
     static void start() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
-                .withConfig(BoltConnector.enabled, false)
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .build();
         fixture = FixtureGraph.create(neo4j.defaultDatabaseService());
         http = new ExportHttp(neo4j.httpURI());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (neo4j != null) neo4j.close();
     }
 
     private Set<String> nodeIds(Subgraph g) {
