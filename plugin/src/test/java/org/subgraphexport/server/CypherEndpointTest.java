@@ -12,15 +12,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.graphdb.Transaction;
-import org.neo4j.harness.Neo4j;
-import org.neo4j.harness.Neo4jBuilders;
 import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.client.Subgraph;
@@ -28,7 +25,8 @@ import org.subgraphexport.wire.Format;
 
 /** The Cypher endpoint over real HTTP on an in-process Neo4j: graphs, not paths; read-only; errors before streaming. */
 class CypherEndpointTest {
-    private static Neo4j neo4j;
+    @RegisterExtension
+    static final InProcessNeo4j neo4j = InProcessNeo4j.withExtension();
     private static FixtureGraph fixture;
     private static ExportHttp http;
     /** Element ids of the lattice nodes and relationships, from Cypher. */
@@ -39,10 +37,6 @@ class CypherEndpointTest {
 
     @BeforeAll
     static void start() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
-                .withConfig(BoltConnector.enabled, false)
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .build();
         fixture = FixtureGraph.create(neo4j.defaultDatabaseService());
         http = new ExportHttp(neo4j.httpURI());
         try (Transaction tx = neo4j.defaultDatabaseService().beginTx()) {
@@ -59,11 +53,6 @@ class CypherEndpointTest {
                     .<List<String>>columnAs("ids").next());
             tx.commit();
         }
-    }
-
-    @AfterAll
-    static void stop() {
-        if (neo4j != null) neo4j.close();
     }
 
     private static String body(String query, String paramsJson) {
