@@ -15,7 +15,6 @@ import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
-import org.subgraphexport.bench.floor.WalkOnlyResource;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.read.ExportState;
@@ -141,7 +140,7 @@ public final class ParallelWalkProbe {
     /** The writer a mode names: nothing, or a format's. */
     private static Function<OutputStream, GraphWriter> writer(String mode) {
         if (mode.equals("walk")) {
-            return out -> new WalkOnlyResource.DiscardingWriter();
+            return out -> new DiscardingWriter();
         }
         Format format = mode.startsWith("walk+") ? Format.fromPathSegment(mode.substring("walk+".length())).orElse(null)
                 : null;

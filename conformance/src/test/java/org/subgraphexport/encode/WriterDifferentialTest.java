@@ -71,7 +71,7 @@ import org.subgraphexport.wire.Wire;
  * ObjectMapper(new BsonFactory())}, concatenated (BSON). In every fourth script the same library must also read
  * them back as the expected records (with the bytes equal, that checks the model more than the writer). Every
  * write to the target must end where a record ends and, before {@code finish()}, be at least
- * {@link Wire#KRYO_BUFFER} bytes; the target is flushed once, in {@code finish()}, and never closed. Over all
+ * {@link Wire#HAND_OVER_BYTES} bytes; the target is flushed once, in {@code finish()}, and never closed. Over all
  * scripts every value type, array and vector kind, and error position must have come up.
  *
  * <p>Where the format is not what the libraries write by default, the rule is in the expected model, citing the
@@ -979,12 +979,12 @@ class WriterDifferentialTest {
             for (Write write : target.writes) {
                 assertTrue(recordEnds.contains(write.end()), () -> "a write of " + write.length()
                         + " bytes does not end right after a record, at " + write.end() + " of " + expected.length);
-                assertTrue(write.inFinish() || write.length() >= Wire.KRYO_BUFFER, () -> "a write of "
-                        + write.length() + " bytes before finish(), fewer than " + Wire.KRYO_BUFFER);
+                assertTrue(write.inFinish() || write.length() >= Wire.HAND_OVER_BYTES, () -> "a write of "
+                        + write.length() + " bytes before finish(), fewer than " + Wire.HAND_OVER_BYTES);
                 if (!write.inFinish()) {
                     seen.add("a write before finish");
                 }
-                if (write.length() > 2 * Wire.KRYO_BUFFER) {
+                if (write.length() > 2 * Wire.HAND_OVER_BYTES) {
                     seen.add("a write above 128 KiB");
                 }
             }

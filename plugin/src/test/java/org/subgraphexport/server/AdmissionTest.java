@@ -25,16 +25,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.neo4j.configuration.connectors.BoltConnector;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.RelationshipType;
 import org.neo4j.graphdb.Transaction;
-import org.neo4j.harness.Neo4j;
-import org.neo4j.harness.Neo4jBuilders;
 import org.neo4j.server.configuration.ServerSettings;
 import org.neo4j.server.web.JettyThreadCalculator;
 import org.subgraphexport.client.BusyRetry;
@@ -58,19 +55,16 @@ class AdmissionTest {
     private static final Pattern LIMITS =
             Pattern.compile("exports: at most (\\d+) at once, (\\d+) per user; the HTTP server has (\\d+) request threads");
     private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private static Neo4j neo4j;
+    // max_concurrent and max_concurrent_per_user at their default, 0: derived from Jetty's pool
+    @RegisterExtension
+    static final InProcessNeo4j neo4j = InProcessNeo4j.withExtension()
+            .with(ExportSettings.RESPONSE_CACHE_SIZE, 64L << 20)
+            .with(ExportSettings.WRITE_STALL_TIMEOUT, Duration.ofMillis(STALL_MILLIS));
     private static String bulkRoot;
     private static String smallRoot;
 
     @BeforeAll
     static void start() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
-                .withConfig(BoltConnector.enabled, false)
-                .withConfig(ExportSettings.RESPONSE_CACHE_SIZE, 64L << 20)
-                .withConfig(ExportSettings.WRITE_STALL_TIMEOUT, Duration.ofMillis(STALL_MILLIS))
-                // max_concurrent and max_concurrent_per_user at their default, 0: derived from Jetty's pool
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .build();
         try (Transaction tx = neo4j.defaultDatabaseService().beginTx()) {
             Node bulk = tx.createNode(Label.label("Bulk"));
             char[] value = new char[BULK_VALUE_CHARS];
@@ -88,11 +82,6 @@ class AdmissionTest {
             smallRoot = small.getElementId();
             tx.commit();
         }
-    }
-
-    @AfterAll
-    static void stop() {
-        if (neo4j != null) neo4j.close();
     }
 
     private static String traverse(String root) {

@@ -20,7 +20,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Label;
@@ -29,6 +28,7 @@ import org.neo4j.graphdb.Transaction;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportFailedException;
 import org.subgraphexport.client.ExportHeader;
@@ -126,7 +126,7 @@ class PartitionsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats  // arrow: PythonClientIT
     void thePartitionsTogetherAreTheSingleStreamExactly(Format format) throws IOException {
         Stream whole = fetch(format, "root=" + ExportHttp.enc(root));
         assertEquals(3L * OBJECTS + 1, count(whole, ExportNode.class), "nodes: 3 per Object and the shared one");

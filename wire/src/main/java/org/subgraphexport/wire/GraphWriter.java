@@ -26,7 +26,7 @@ import java.io.IOException;
  * error record follows the last complete record, so a decoder returns every complete record before it intact
  * and then raises the error; a JSON stream stays well-formed JSON. After {@link #error} only {@link #finish}
  * may follow. The price: a writer holds back the record it is writing (and everything since it last handed
- * {@link Wire#KRYO_BUFFER} bytes to the target), so one record is in memory whole, however large (a node with a
+ * {@link Wire#HAND_OVER_BYTES} bytes to the target), so one record is in memory whole, however large (a node with a
  * 100 MB property, a row with a list of a million elements). Calling {@link #error} (or {@link #end}) before
  * {@link #header} returned, or after the closing record, is a programming error: it throws
  * {@link IllegalStateException} and writes nothing (there is no stream to end yet, or it has ended).

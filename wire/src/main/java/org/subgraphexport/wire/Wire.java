@@ -3,7 +3,7 @@ package org.subgraphexport.wire;
 /**
  * The wire format, specified in one place (mirrored, with a worked example, in {@code docs/wire-format.md}).
  *
- * <h2>Common semantics (all four formats)</h2>
+ * <h2>Common semantics (every format; {@link Arrow} says how {@code arrow} carries them)</h2>
  * A stream is one {@code header} record, then node and relationship records in any order except that a
  * relationship always comes after both of its end nodes, then exactly one closing record: {@code end} (how many
  * nodes and relationships were written, and whether the export was truncated by a limit) or {@code error}
@@ -111,8 +111,9 @@ package org.subgraphexport.wire;
  * Decoders reject any length (string bytes, byte-array length, array or vector elements, list or map size, path
  * length, column count) above {@link #MAX_LENGTH}, and lists and maps nested deeper than {@link #MAX_NESTING}.
  *
- * <p>The Kryo writer hands its buffer to the target only between records, once it holds {@link #KRYO_BUFFER}
- * bytes or more; a record is never partly written, so an error record can replace an unfinished one.
+ * <p>The Kryo writer, like every writer, hands its buffer to the target only between records, once it holds
+ * {@link #HAND_OVER_BYTES} bytes or more; a record is never partly written, so an error record can replace an
+ * unfinished one.
  *
  * <h2>Kryo with LZF ({@code kryo-lzf})</h2>
  * The exact Kryo byte stream, compressed as a sequence of LZF chunks (compress-lzf's format: {@code 'Z' 'V'},
@@ -245,7 +246,7 @@ public final class Wire {
      * target sees writes of at least this size, and never part of a record. A record larger than this is held in
      * memory whole.
      */
-    public static final int KRYO_BUFFER = 64 * 1024;
+    public static final int HAND_OVER_BYTES = 64 * 1024;
 
     // Media types
     public static final String MEDIA_JSON = "application/json";

@@ -32,15 +32,15 @@ import org.subgraphexport.wire.Wire;
 
 /**
  * What the {@code json} and {@code bson} decoders share: both formats carry the same record objects (see
- * {@link Wire}), read here from tokens in the meaning of Jackson's {@link JsonParser}: {@link JsonRecordReader}
- * gets them from one {@link JsonTokens} over the whole JSON array, {@link BsonRecordReader} from one
+ * {@link Wire}), read here from tokens in the meaning of Jackson's {@link JsonParser}: {@link JsonTokenParser}
+ * gets them from one {@link JsonTokens} over the whole JSON array, {@link BsonTokenParser} from one
  * {@link BsonTokens} over each BSON document in turn. The subclasses supply the tokens and the framing of records
  * (the JSON array, one BSON document per record); everything about records and values is here, so both formats
  * accept and reject the same record objects with the same messages. Row values nest at most
  * {@link Wire#MAX_NESTING} lists and maps deep; the JSON tokens' nesting limit and {@link BsonDocuments}' (BSON)
  * stop anything deeper before it is parsed.
  */
-abstract class TokenRecordReader extends AbstractRecordReader {
+abstract class TokenParser extends AbstractParser {
     private static final Map<String, ArrayKind> ARRAY_KINDS = new HashMap<>();
 
     static {
@@ -61,7 +61,7 @@ abstract class TokenRecordReader extends AbstractRecordReader {
 
     private final Tokens tokens;
 
-    TokenRecordReader(Format format, Source source, Tokens tokens) {
+    TokenParser(Format format, Source source, Tokens tokens) {
         super(format, source);
         this.tokens = tokens;
     }
@@ -357,7 +357,7 @@ abstract class TokenRecordReader extends AbstractRecordReader {
             required(propertiesDone ? Boolean.TRUE : null, Json.PROPERTIES);
             beginAll();
             if (heldProperties != null) {
-                heldProperties.replay(TokenRecordReader.this);
+                heldProperties.replay(TokenParser.this);
             }
         }
     }

@@ -35,7 +35,7 @@ import org.subgraphexport.wire.Wire;
  * {@link Wire#MAX_NESTING} are rejected before the recursion that reads them gets deep. Malformed UTF-8 decodes to
  * U+FFFD.
  */
-final class KryoRecordReader extends AbstractRecordReader {
+final class KryoParser extends AbstractParser {
     private static final VectorKind[] VECTOR_KINDS = VectorKind.values();
 
     private final InputStream in;
@@ -53,7 +53,7 @@ final class KryoRecordReader extends AbstractRecordReader {
     private final List<String> types = new ArrayList<>();
     private final List<String> keys = new ArrayList<>();
 
-    KryoRecordReader(Format format, Source source, InputStream in) {
+    KryoParser(Format format, Source source, InputStream in) {
         super(format, source);
         this.in = in;
     }

@@ -24,7 +24,7 @@ import org.subgraphexport.wire.Wire;
  * as {@link ExportHandler}'s, which check them and pass them on to the caller's handler; an exception the handler
  * throws passes out unchanged (not taken for corrupt bytes) and leaves the parser unusable.
  */
-abstract class AbstractRecordReader implements ExportParser {
+abstract class AbstractParser implements ExportParser {
     /** Longest probe sequence in the property key set before it falls back to a {@link HashSet} for the record. */
     private static final int MAX_PROBES = 32;
 
@@ -68,7 +68,7 @@ abstract class AbstractRecordReader implements ExportParser {
     private int keyCount;
     private HashSet<String> manyKeys;
 
-    AbstractRecordReader(Format format, Source source) {
+    AbstractParser(Format format, Source source) {
         this.format = format;
         this.source = source;
     }
