@@ -32,6 +32,16 @@ public final class TraverseExport {
     /** As above, writing only {@code partition}'s share of the records ({@link Partition}). */
     public static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, Partition partition,
             int readThreads, GraphWriter out) throws IOException {
+        return run(tx, rootId, spec, partition, readThreads, null, out);
+    }
+
+    /**
+     * As above; with a {@code share} ({@link SharedWalks#share}), a partition that runs at the same time as other
+     * partitions of the same export shares one walk of the topology with them ({@link SharedWalks}). The stream is
+     * the same either way. The whole export ({@link Partition#WHOLE}) and a null {@code share} walk as above.
+     */
+    public static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, Partition partition,
+            int readThreads, SharedWalks.Share share, GraphWriter out) throws IOException {
         KernelTransaction ktx = tx.kernelTransaction();
         ElementIds ids = ElementIds.of(tx.elementIdMapper());
         out.header(new Header(tx.getDatabaseName(), ids.nodeElementId(rootId), ids.nodePrefix(), ids.relationshipPrefix()),
@@ -40,7 +50,9 @@ public final class TraverseExport {
             if (!ktx.dataRead().nodeExists(rootId)) {
                 throw new IllegalStateException("root node " + ids.nodeElementId(rootId) + " was deleted before the export started");
             }
-            SubgraphWalker.Result result = walker.walk(rootId, spec, partition, out);
+            SubgraphWalker.Result result = share == null || partition.whole()
+                    ? walker.walk(rootId, spec, partition, out)
+                    : share.walks().walk(walker, ktx, share.key(ktx, rootId, spec, partition), rootId, spec, partition, out);
             out.end(result.nodes(), result.relationships(), result.truncated());
             return result;
         }
