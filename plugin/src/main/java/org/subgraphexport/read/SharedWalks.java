@@ -71,8 +71,10 @@ import org.subgraphexport.wire.Wire;
  *   <li>its producer published nothing new for {@code stallNanos} (1 s in production: a producer whose own client
  *       stopped reading is blocked in a write until the write-stall timeout ends it).</li>
  * </ul>
- * A waiting consumer never waits long: it parks for at most a millisecond at a time, checking its own transaction
- * (termination, timeout: {@link Budget#check}) every time. A consumer that fails itself (its client, its
+ * A consumer that has caught up asks to be woken when a stretch worth its while is published (its next block of
+ * 256 records, and at least {@value #WAKE_RECORDS} records on: one wake-up per 64 KiB of sequence, not one per
+ * record; the producer looks at block boundaries only), and parks for at most {@value #PARK_MILLIS} ms at a time,
+ * checking its own transaction (termination, timeout: {@link Budget#check}) every time. A consumer that fails itself (its client, its
  * transaction) just leaves; the producer never depends on a consumer.
  *
  * <h2>Lifetime</h2>
@@ -87,8 +89,10 @@ public final class SharedWalks {
     static final int CHUNK_RECORDS = 8192;
     /** How long a consumer waits for a new record before it walks itself. */
     static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final long MIN_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
-    private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Records a waiting consumer asks to be published, at least, before it is woken. */
+    static final int WAKE_RECORDS = 8192;
+    /** Longest a consumer parks before it looks at its transaction and its producer again. */
+    static final long PARK_MILLIS = 10;
 
     private static final Map<DatabaseManagementService, SharedWalks> PER_DBMS = new WeakHashMap<>();
 
@@ -233,6 +237,10 @@ public final class SharedWalks {
         volatile int state = RUNNING;
         /** The walk's truncated; written before {@link #state} becomes {@link #ENDED}. */
         boolean truncated;
+        /** The threads of {@link #consumers}, copied on change: the producer wakes them without the lock. */
+        volatile Thread[] threads = new Thread[0];
+        /** The smallest {@link #published} a waiting consumer asked to be woken at; MAX_VALUE: none waits. */
+        final AtomicLong wakeAt = new AtomicLong(Long.MAX_VALUE);
 
         Entry(Key key) {
             this.key = key;
@@ -278,6 +286,10 @@ public final class SharedWalks {
             }
             current[fill++] = record;
             entry.published.lazySet(++count);
+            if ((count & (Wire.PARTITION_BLOCK - 1)) == 0 && count >= entry.wakeAt.get()) {
+                entry.wakeAt.set(Long.MAX_VALUE);
+                wake(entry);
+            }
         }
     }
 
@@ -305,7 +317,6 @@ public final class SharedWalks {
             long chunkStart = -1;
             long seen = -1;
             long idleSince = 0;
-            long park = MIN_PARK_NANOS;
             while (true) {
                 long published = entry.published.get();
                 if (at < published) {
@@ -332,7 +343,6 @@ public final class SharedWalks {
                         }
                     }
                     position = at;
-                    park = MIN_PARK_NANOS;
                     continue;
                 }
                 int state = entry.state;
@@ -349,8 +359,13 @@ public final class SharedWalks {
                     return at;
                 }
                 Budget.check(ktx);
-                LockSupport.parkNanos(this, park);
-                park = Math.min(2 * park, MAX_PARK_NANOS);
+                // its next block and a good stretch, but soon enough to move on before the window would detach it
+                long wakeAt = Math.min(at + Math.max(1, (windowChunks - 1L) * chunkRecords / 2),
+                        Math.max(partition.nextOwned(at) + Wire.PARTITION_BLOCK, at + WAKE_RECORDS));
+                entry.wakeAt.accumulateAndGet(wakeAt, Math::min);
+                if (entry.published.get() == published && entry.state == RUNNING) {
+                    LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(PARK_MILLIS));
+                }
             }
         }
     }
@@ -376,6 +391,7 @@ public final class SharedWalks {
         }
         Consumer consumer = new Consumer(entry);
         entry.consumers.add(consumer);
+        threadsChanged(entry);
         entry.joined.set(partition.index());
         consumers++;
         return consumer;
@@ -393,6 +409,7 @@ public final class SharedWalks {
                 detached++;
                 return true;
             });
+            threadsChanged(entry);
             releaseFirst(entry);
         }
         if (!reserve()) {
@@ -433,6 +450,7 @@ public final class SharedWalks {
     private synchronized void consumerLeft(Consumer consumer) {
         Entry entry = consumer.entry;
         entry.consumers.remove(consumer);
+        threadsChanged(entry);
         if (!leftIfDone(entry)) releasePassed(entry, false);
     }
 
@@ -479,7 +497,11 @@ public final class SharedWalks {
         return true;
     }
 
+    private static void threadsChanged(Entry entry) {
+        entry.threads = entry.consumers.stream().map(c -> c.thread).toArray(Thread[]::new);
+    }
+
     private static void wake(Entry entry) {
-        for (Consumer c : entry.consumers) LockSupport.unpark(c.thread);
+        for (Thread thread : entry.threads) LockSupport.unpark(thread);
     }
 }
