@@ -88,6 +88,7 @@ public final class ParallelWalkProbe {
             Map<String, long[]> processCpu = new LinkedHashMap<>();
             Map<String, long[]> threadCpu = new LinkedHashMap<>();
             Map<String, long[]> allocated = new LinkedHashMap<>();
+            Map<String, long[]> busiest = new LinkedHashMap<>();
             SharedWalks walks = SharedWalks.of(dbms, ExportSettings.PARTITION_SHARE_SIZE.defaultValue());
             List<Runnable> order = new ArrayList<>();
             for (String mode : modes) {
@@ -101,10 +102,12 @@ public final class ParallelWalkProbe {
                     long[] cpu = new long[runs];
                     long[] own = new long[runs];
                     long[] alloc = new long[runs];
+                    long[] most = new long[runs];
                     nanos.put(name, times);
                     processCpu.put(name, cpu);
                     threadCpu.put(name, own);
                     allocated.put(name, alloc);
+                    busiest.put(name, most);
                     long expectNodes = graph.nodes();
                     long expectRels = graph.relationships();
                     int[] run = {-warmups};
@@ -119,6 +122,7 @@ public final class ParallelWalkProbe {
                             cpu[run[0]] = OS.getProcessCpuTime() - cpu0;
                             own[run[0]] = m.cpuNanos();
                             alloc[run[0]] = m.allocated();
+                            most[run[0]] = m.busiestCpuNanos();
                         }
                         run[0]++;
                     });
@@ -128,17 +132,20 @@ public final class ParallelWalkProbe {
                 for (Runnable r : order) r.run();
             }
             System.out.println();
-            System.out.printf("%-28s %10s %10s %12s %12s %14s   wall per run (ms)%n", "variant", "median ms", "min ms",
-                    "process cpu", "walker cpu", "walker B/node");
+            System.out.printf("%-28s %10s %10s %12s %12s %12s %14s   wall per run (ms)%n", "variant", "median ms",
+                    "min ms", "process cpu", "walker cpu", "busiest cpu", "walker B/node");
             for (Map.Entry<String, long[]> e : nanos.entrySet()) {
                 long[] sorted = e.getValue().clone();
                 Arrays.sort(sorted);
-                System.out.printf("%-28s %10.1f %10.1f %12.1f %12.1f %14.0f   %s%n", e.getKey(), median(sorted) / 1e6,
-                        sorted[0] / 1e6, median(processCpu.get(e.getKey())) / 1e6,
-                        median(threadCpu.get(e.getKey())) / 1e6, median(allocated.get(e.getKey())) / graph.nodes(),
+                System.out.printf("%-28s %10.1f %10.1f %12.1f %12.1f %12.1f %14.0f   %s%n", e.getKey(),
+                        median(sorted) / 1e6, sorted[0] / 1e6, median(processCpu.get(e.getKey())) / 1e6,
+                        median(threadCpu.get(e.getKey())) / 1e6, median(busiest.get(e.getKey())) / 1e6,
+                        median(allocated.get(e.getKey())) / graph.nodes(),
                         Arrays.stream(e.getValue()).mapToObj(t -> String.format("%.0f", t / 1e6)).toList());
             }
-            System.out.println("walker cpu: the request threads' CPU (summed over partitions); shared walks: " + walks.stats());
+            System.out.println("walker cpu: the request threads' CPU (summed over partitions); busiest cpu: the most one"
+                    + " partition's thread used (with idle processors, the wall time of partitions at once); shared walks: "
+                    + walks.stats());
         } finally {
             dbms.shutdown();
         }
@@ -170,14 +177,18 @@ public final class ParallelWalkProbe {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
     }
 
-    /** Wall time, the request threads' CPU time and their allocations, summed over partitions. */
-    private record Measured(long nanos, long cpuNanos, long allocated) {}
+    /**
+     * Wall time, the request threads' CPU time and their allocations, summed over partitions, and the CPU time of the
+     * partition that used the most.
+     */
+    private record Measured(long nanos, long cpuNanos, long allocated, long busiestCpuNanos) {}
 
     /** The partitions one after the other on this thread. */
     private static Measured once(GraphDatabaseService db, String rootElementId, WalkSpec spec, int threads, int partitions,
             Function<OutputStream, GraphWriter> writer, long expectNodes, long expectRels) {
         long own0 = THREADS.getCurrentThreadCpuTime();
         long alloc0 = THREADS.getCurrentThreadAllocatedBytes();
+        long busiest = 0;
         long t = 0;
         long nodes = 0;
         long relationships = 0;
@@ -187,10 +198,12 @@ public final class ParallelWalkProbe {
                 long rootId = itx.elementIdMapper().nodeId(rootElementId);
                 GraphWriter out = writer.apply(OutputStream.nullOutputStream());
                 long start = System.nanoTime();
+                long cpu0 = THREADS.getCurrentThreadCpuTime();
                 SubgraphWalker.Result result =
                         TraverseExport.run(itx, rootId, spec, new Partition(partitions, p), threads, out);
                 out.finish();
                 t += System.nanoTime() - start;
+                busiest = Math.max(busiest, THREADS.getCurrentThreadCpuTime() - cpu0);
                 nodes += result.nodes();
                 relationships += result.relationships();
             } catch (IOException e) {
@@ -198,7 +211,8 @@ public final class ParallelWalkProbe {
             }
         }
         check(nodes, relationships, expectNodes, expectRels);
-        return new Measured(t, THREADS.getCurrentThreadCpuTime() - own0, THREADS.getCurrentThreadAllocatedBytes() - alloc0);
+        return new Measured(t, THREADS.getCurrentThreadCpuTime() - own0, THREADS.getCurrentThreadAllocatedBytes() - alloc0,
+                busiest);
     }
 
     /**
@@ -252,7 +266,7 @@ public final class ParallelWalkProbe {
             if (failure != null) throw new IllegalStateException("a partition failed", failure);
         }
         check(Arrays.stream(nodes).sum(), Arrays.stream(relationships).sum(), expectNodes, expectRels);
-        return new Measured(t, Arrays.stream(cpu).sum(), Arrays.stream(alloc).sum());
+        return new Measured(t, Arrays.stream(cpu).sum(), Arrays.stream(alloc).sum(), Arrays.stream(cpu).max().orElse(0));
     }
 
     private static void check(long nodes, long relationships, long expectNodes, long expectRels) {

@@ -74,8 +74,9 @@ import org.subgraphexport.wire.Wire;
  * A consumer that has caught up asks to be woken when a stretch worth its while is published (its next block of
  * 256 records, and at least {@value #WAKE_RECORDS} records on: one wake-up per 64 KiB of sequence, not one per
  * record; the producer looks at block boundaries only), and parks for at most {@value #PARK_MILLIS} ms at a time,
- * checking its own transaction (termination, timeout: {@link Budget#check}) every time. A consumer that fails itself (its client, its
- * transaction) just leaves; the producer never depends on a consumer.
+ * checking its own transaction (termination, timeout: {@link Budget#check}) every time. A consumer that fails itself
+ * (its client, its transaction) just leaves; the producer never depends on a consumer. The other way round, consumers
+ * follow their producer's pace: a producer whose client reads slowly (but not stalled) slows its consumers too.
  *
  * <h2>Lifetime</h2>
  * An entry leaves the registry when its producer has finished and its last consumer has left, or at once when the
@@ -83,6 +84,12 @@ import org.subgraphexport.wire.Wire;
  * out of {@link #walk}, exceptions included, leaves the registry: nothing of an export outlives its requests.
  * Structural changes (join, leave, a new or released chunk, detaching) take the registry's lock, about once per chunk;
  * records themselves pass without locking (the producer publishes its count with a release store, consumers read it).
+ *
+ * <p>Exactness needs what partitions need anyway: every partition reading one state. A consumer reads records by id in
+ * its own transaction; if a commit changed them since the producer's walk met them, its stream is not the one its own
+ * walk would have written (a relationship gone is skipped, a node gone too), exactly as two partitions walking alone
+ * across a commit would disagree. Keys with the state read when the transaction began keep two requests that read
+ * different states apart; a commit while they run is the server's state check to catch.
  */
 public final class SharedWalks {
     /** Records per chunk: 64 KiB. */
