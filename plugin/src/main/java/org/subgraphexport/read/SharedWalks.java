@@ -69,7 +69,8 @@ import org.subgraphexport.wire.Wire;
  *   <li>its producer failed (its client left, its transaction was terminated or timed out, any exception) or stopped
  *       recording (memory): the consumer first takes every record the producer published, then walks;</li>
  *   <li>its producer published nothing new for {@code stallNanos} (1 s in production: a producer whose own client
- *       stopped reading is blocked in a write until the write-stall timeout ends it).</li>
+ *       stopped reading is blocked in a write until the write-stall timeout ends it);</li>
+ *   <li>its thread was interrupted while it waited (a lone walk ignores interrupts; waiting cannot).</li>
  * </ul>
  * A consumer that has caught up asks to be woken when a stretch worth its while is published (its next block of
  * 256 records, and at least {@value #WAKE_RECORDS} records on: one wake-up per 64 KiB of sequence, not one per
@@ -372,6 +373,8 @@ public final class SharedWalks {
                 entry.wakeAt.accumulateAndGet(wakeAt, Math::min);
                 if (entry.published.get() == published && entry.state == RUNNING) {
                     LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(PARK_MILLIS));
+                    // an interrupt would end every park at once: walk, as a lone partition does, which ignores it
+                    if (Thread.currentThread().isInterrupted()) return at;
                 }
             }
         }

@@ -285,7 +285,8 @@ class SharedWalksTest {
                 List<UnaryOperator<TraceWriter>> setups = plain(n);
                 setups.set(0, w -> w.failAfter(half));
                 SharedWalks.Stats before = walks.stats();
-                List<Run> runs = shared(walks, demo.rootElementId(), everything(), n, 0, 1, setups);
+                int threads = 1 + n % 2; // consumers fall back into a parallel output too
+                List<Run> runs = shared(walks, demo.rootElementId(), everything(), n, 0, threads, setups);
                 assertTrue(runs.get(0).failure() instanceof IOException, () -> "the producer failed: " + runs.get(0));
                 assertExact(demo.rootElementId(), everything(), runs, 0, "producer failed, " + n + " partitions");
                 SharedWalks.Stats after = walks.stats();
@@ -307,11 +308,27 @@ class SharedWalksTest {
             long detached = walks.stats().detached();
             List<UnaryOperator<TraceWriter>> setups = plain(n);
             setups.set(n - 1, w -> w.atFirstRecord(() -> await(() -> walks.stats().detached() > detached, "a detach")));
+            // one read thread: a parallel producer decides a batch ahead of its first write, past this tiny window
             List<Run> runs = shared(walks, demo.rootElementId(), everything(), n, 0, 1, setups);
             assertExact(demo.rootElementId(), everything(), runs, "a lagging consumer, " + n + " partitions");
             assertTrue(walks.stats().fallbacks() > 0, () -> "walked itself: " + walks.stats());
             assertTrue(walks.stats().peakBytes() <= 2 * chunkBytes(64), () -> "window of 2 chunks: " + walks.stats());
             assertEmpty(walks, "after a consumer was detached");
+        }
+    }
+
+    /** A consumer whose client leaves just leaves: the producer and the other consumers are not disturbed. */
+    @Test
+    void aConsumerThatFailsLeavesTheOthersExact() throws Exception {
+        for (int n : new int[] {2, 3, 7}) {
+            SharedWalks walks = new SharedWalks(1L << 30, 100, 1 << 20, STALL);
+            List<UnaryOperator<TraceWriter>> setups = plain(n);
+            setups.set(n - 1, w -> w.failAfter(40));
+            List<Run> runs = shared(walks, demo.rootElementId(), everything(), n, 0, 1, setups);
+            assertTrue(runs.get(n - 1).failure() instanceof IOException, () -> "the consumer failed: " + runs.get(n - 1));
+            assertExact(demo.rootElementId(), everything(), runs, n - 1, "a consumer failed, " + n + " partitions");
+            assertEquals(0, walks.stats().fallbacks(), () -> "nobody walked again: " + walks.stats());
+            assertEmpty(walks, "after a consumer failed");
         }
     }
 
