@@ -196,7 +196,7 @@ class _Round:
                     raise
                 self._failed(i, errors, e)
                 continue
-            except (OSError, http.client.HTTPException) as e:  # urllib's URLError is an OSError
+            except (TruncatedStreamError, OSError, http.client.HTTPException) as e:  # URLError is an OSError
                 self._failed(i, errors, e)
                 continue
             h = stream.header
