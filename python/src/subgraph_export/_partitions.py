@@ -276,7 +276,8 @@ def _read(stream: ExportStream, i: int, n: int, aborted: threading.Event) -> _Pa
         schema, header = stream.schema, stream.header
         union = schema.field(0).type
         kinds = [union.field(c).metadata[b"subgraph.kind"] for c in range(union.num_fields)]
-        names = [union.field(c).name for c in range(union.num_fields)]
+        # groups by name; the catch-alls (children 0 and 1) as "": a node group without labels is named "node" too
+        names = ["" if c < 2 else union.field(c).name for c in range(union.num_fields)]
         children = {kind: [c for c in range(union.num_fields) if kinds[c] == kind] for kind in _FIXED}
         collected: Dict[bytes, List[Tuple[str, pa.Table]]] = {kind: [] for kind in _FIXED}
         for kind, tables in _groups(schema, [], header).items():  # every column, also of a kind without rows
@@ -355,7 +356,7 @@ def _join_kind(parts: List[_Part], kind: bytes, metadata: Dict[bytes, bytes]) ->
     rank: Dict[str, int] = {}
     for p in parts:
         for group, t in p.groups[kind]:
-            if t.num_rows and group != kind.decode():
+            if t.num_rows and group:
                 k = pc.min(t.column(_K)).as_py()
                 rank[group] = min(rank.get(group, k), k)
     tables = []
@@ -363,7 +364,7 @@ def _join_kind(parts: List[_Part], kind: bytes, metadata: Dict[bytes, bytes]) ->
         rename = {name: names[key] for key, name, _, _ in part.columns[kind]}
         for group, t in part.groups[kind]:
             t = t.rename_columns([rename.get(c, c) if c not in fixed else c for c in t.column_names])
-            r = -1 if group == kind.decode() else rank.get(group, -1)
+            r = rank.get(group, -1)  # the catch-all group ("") first, as in the single stream
             tables.append(t.append_column(_RANK, pa.repeat(pa.scalar(r, pa.int64()), t.num_rows)))
     combined = pa.concat_tables(tables, promote_options="default")
     if combined.num_rows:
