@@ -14,6 +14,7 @@ import json
 import os
 import socket
 import threading
+import time
 import urllib.parse
 import urllib.request
 from collections import Counter
@@ -144,6 +145,11 @@ class Proxy:
                 client.sendall(b"HTTP/1.1 %d Proxy\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
                                b"Connection: close\r\n\r\n%s" % (action[1], len(body), body))
                 return
+            if action is not None and action[0] == "busy":  # as the server answers above max_partitions_streaming
+                body = b'{"status":503,"code":"Export.ServerBusy","message":"this partitioned export already streams"}'
+                client.sendall(b"HTTP/1.1 503 Busy\r\nContent-Type: application/json\r\nRetry-After: %d\r\n"
+                               b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (action[1], len(body), body))
+                return
             limit = action[1] if action is not None else None
             with socket.create_connection(self.upstream) as upstream:
                 upstream.sendall(head)
@@ -229,6 +235,16 @@ def test_a_partition_that_always_fails_gives_up_after_its_attempts(proxy, auth, 
         assert all(isinstance(e, sx.ExportRequestError) and e.status == 502 for e in failed.value.errors)
     else:
         assert all(isinstance(e, sx.TruncatedStreamError) for e in failed.value.errors)
+
+
+def test_a_busy_answer_while_other_partitions_stream_is_asked_again_when_one_ends(proxy, graph, auth):
+    # the server's bound on one export's partitions streaming at once: no need to wait out its Retry-After
+    p = proxy(lambda partition, fetch: ("busy", 30) if (partition, fetch) == (2, 1) else None)
+    started = time.monotonic()
+    export = sx.traverse(p.url, **ROOT, auth=auth, partitions=3, busy_wait=60)
+    assert time.monotonic() - started < 15
+    assert dict(p.fetches) == {0: 1, 1: 1, 2: 2}
+    assert_same_export(export, sx.traverse(graph, **ROOT, auth=auth))
 
 
 def test_a_refusal_is_not_retried(proxy, auth):

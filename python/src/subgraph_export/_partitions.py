@@ -37,6 +37,7 @@ from ._export import (
 BLOCK = 256
 """Records per block: record k of the whole export is in partition (k // BLOCK) % N (``Wire.PARTITION_BLOCK``)."""
 STATE_CHANGED = "Export.StateChanged"
+SERVER_BUSY = "Export.ServerBusy"
 RESTART, FAIL = "restart", "fail"
 _K = "__k"  # a row's place in the whole export's record sequence, while the partitions are joined
 _RANK = "__rank"
@@ -156,7 +157,10 @@ class _Round:
         self.query = connection  # the walk: label, key, value, expand, ... (checked by _traverse_endpoint's signature)
         self.aborted = threading.Event()
         self.lock = threading.Lock()
-        self.open: Set[ExportStream] = set()
+        self.changed = threading.Condition(self.lock)  # a partition's response ended, or the round was aborted
+        self.open: Set[ExportStream] = set()  # the partitions' responses being read
+        self.finished = 0  # responses read to their end (or failed)
+        self.ended = float("-inf")  # when the last one did (time.monotonic())
         if bar is not None:
             bar.start_round()
 
@@ -176,6 +180,7 @@ class _Round:
                 with self.lock:
                     for stream in self.open:
                         stream.close()  # the reading thread sees an error and stops
+                    self.changed.notify_all()
                 wait(futures)
                 changed = [e for e in failed if isinstance(e, _Changed)]
                 raise (changed or failed)[0]
@@ -215,9 +220,33 @@ class _Round:
             return stream
 
     def _request(self, i: int, state: Optional[str]) -> ExportStream:
-        """Sends the request for partition i (pinned to ``state``): the response, read as an ExportStream."""
-        body = _open(_traverse_endpoint(self.url, self.root, partitions=self.n, partition=i, state=state or None,
-                                        **self.query), None, self.auth, self.http_timeout, self.busy_wait)
+        """Sends the request for partition i (pinned to ``state``): the response, read as an ExportStream.
+
+        A busy answer (503 ``Export.ServerBusy``) while other partitions of this export stream, or right after one
+        ended, is most likely the server's bound on the partitions of one export streaming at once
+        (``max_partitions_streaming``, by default its processors): the request goes again as soon as one of them ends
+        (the server frees its slot a moment after the last byte: then again after 50 ms, 100 ms ...), not after
+        ``Retry-After``, and without counting against ``busy_wait``. Otherwise the busy answer is waited out as any.
+        """
+        url = _traverse_endpoint(self.url, self.root, partitions=self.n, partition=i, state=state or None,
+                                 **self.query)
+        pause = 0.05
+        while True:
+            with self.lock:
+                mine, finished, ended = len(self.open), self.finished, self.ended
+            recent = time.monotonic() - ended < 1.0
+            try:
+                body = _open(url, None, self.auth, self.http_timeout, 0 if mine or recent else self.busy_wait)
+                break
+            except ExportRequestError as e:
+                if not ((mine or recent) and e.status == 503 and e.code == SERVER_BUSY):
+                    raise
+            timeout = pause if recent else 1.0
+            pause = min(1.0, 2 * pause) if recent else 0.05
+            with self.lock:
+                self.changed.wait_for(lambda: self.finished > finished or self.aborted.is_set(), timeout=timeout)
+            if self.aborted.is_set():
+                raise _Aborted()
         return ExportStream(body if self.bar is None else _Counting(body, self.bar))
 
     def _fetch(self, i: int, state: str, stream: Optional[ExportStream], errors: List[BaseException]) -> _Part:
@@ -248,6 +277,9 @@ class _Round:
             finally:
                 with self.lock:
                     self.open.discard(current)
+                    self.finished += 1
+                    self.ended = time.monotonic()
+                    self.changed.notify_all()
             if state and part.summary.state != state:  # only the first, unpinned request can end in another state
                 raise _Changed(state, part.summary.state)
             if self.bar is not None:
