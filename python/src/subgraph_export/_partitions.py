@@ -171,7 +171,7 @@ class _Round:
         with ThreadPoolExecutor(self.workers, thread_name_prefix="subgraph-export-partition") as pool:
             futures = [pool.submit(self._fetch, 0, state, first, errors)]
             futures += [pool.submit(self._fetch, i, state, None, []) for i in range(1, self.n)]
-            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+            wait(futures, return_when=FIRST_EXCEPTION)
             failed = [f.exception() for f in futures if f.done() and f.exception() is not None]
             if failed:
                 self.aborted.set()
@@ -440,11 +440,13 @@ class _Progress:
     """One tqdm bar: bytes read over all partitions, and how many are done (retries and restarts counted)."""
 
     def __init__(self, partitions: int) -> None:
-        from ._export import _progress_bar
-
+        try:
+            from tqdm import tqdm
+        except ImportError as e:
+            raise ImportError("progress bars need tqdm: pip install 'subgraph-export[progress]'") from e
         self.n = partitions
-        self.bar = _progress_bar()
-        self.bar.unit, self.bar.unit_divisor = "B", 1024
+        self.bar = tqdm(unit="B", unit_scale=True, unit_divisor=1024, desc=f"partitions 0/{partitions}",
+                        bar_format="{desc}{n_fmt}B [{elapsed}, {rate_fmt}]")
         self.lock = threading.Lock()
         self.done = self.retries = 0
         self.rounds = 0
