@@ -321,13 +321,25 @@ class PartitionedClientTest {
 
     // ---- consumers ---------------------------------------------------------------------------------------------
 
-    /** The record API's records per partition, in order; dropped on a restart, which is noted. */
-    static final class Records implements PartitionedExport.RecordConsumer {
-        final List<List<ExportRecord>> parts = new ArrayList<>();
+    /** What a consumer received, per partition in order; dropped on a restart, which is noted. */
+    abstract static class Received<T> {
+        final List<List<T>> parts = new ArrayList<>();
         final List<String> restarts = new CopyOnWriteArrayList<>();
 
-        Records(int n) {
+        Received(int n) {
             for (int i = 0; i < n; i++) parts.add(Collections.synchronizedList(new ArrayList<>()));
+        }
+
+        public void restarted(String oldState, String newState) {
+            restarts.add(oldState + " -> " + newState);
+            parts.forEach(List::clear);
+        }
+    }
+
+    /** The record API's records. */
+    static final class Records extends Received<ExportRecord> implements PartitionedExport.RecordConsumer {
+        Records(int n) {
+            super(n);
         }
 
         @Override
@@ -338,21 +350,12 @@ class PartitionedClientTest {
                 if (!(r instanceof ExportEnd)) parts.get(partition).add(r);
             }
         }
-
-        @Override
-        public void restarted(String oldState, String newState) {
-            restarts.add(oldState + " -> " + newState);
-            parts.forEach(List::clear);
-        }
     }
 
-    /** The streaming API's records per partition, each as a signature string built from the handler's calls. */
-    static final class Signatures implements PartitionedExport.ParserConsumer {
-        final List<List<String>> parts = new ArrayList<>();
-        final List<String> restarts = new CopyOnWriteArrayList<>();
-
+    /** The streaming API's records, each as a signature string built from the handler's calls. */
+    static final class Signatures extends Received<String> implements PartitionedExport.ParserConsumer {
         Signatures(int n) {
-            for (int i = 0; i < n; i++) parts.add(Collections.synchronizedList(new ArrayList<>()));
+            super(n);
         }
 
         @Override
@@ -390,12 +393,6 @@ class PartitionedClientTest {
             for (ExportParser.Kind kind; (kind = parser.next(handler)) != null; ) {
                 if (kind != ExportParser.Kind.END) parts.get(partition).add(record.toString());
             }
-        }
-
-        @Override
-        public void restarted(String oldState, String newState) {
-            restarts.add(oldState + " -> " + newState);
-            parts.forEach(List::clear);
         }
     }
 
