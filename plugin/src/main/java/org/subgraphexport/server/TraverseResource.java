@@ -34,8 +34,14 @@ import org.subgraphexport.wire.Format;
 /**
  * {@code GET /{format}/traverse}: the subgraph under a root node. Parameters: {@code root} (element id) or
  * {@code label}+{@code key}+{@code value}; {@code expand} (default {@code CHILDREN>}); {@code attach}
- * (default {@code PROPERTY>}, empty disables); {@code maxDepth}; {@code limit}; {@code db}; {@code timeout}. Everything that
- * can be checked is checked here, before the first byte; see README for each error.
+ * (default {@code PROPERTY>}, empty disables); {@code maxDepth}; {@code limit}; {@code db}; {@code timeout};
+ * {@code partitions} and {@code partition} (one share of the export, {@link ExportStates}); {@code state} (the store
+ * state the export must read: 412 if the database left it). Everything that can be checked is checked here, before
+ * the first byte; see README for each error.
+ *
+ * <p>Every response names the database's state in {@code Subgraph-Export-State}. Partitions of one export that
+ * stream at the same time share one walk of its topology ({@link SharedWalks}) and, toward the per-user bound, one
+ * slot ({@link ExportAdmission}).
  *
  * <p>Every response carries an ETag covering the database, its last committed transaction, the caller and the
  * normalized request; {@code If-None-Match} with it answers 304 without reading the graph. With
