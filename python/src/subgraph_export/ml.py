@@ -1,0 +1,558 @@
+"""An :class:`~subgraph_export.Export` as what graph learning consumes: PyTorch Geometric's ``HeteroData`` (or
+``Data``), and a SciPy sparse adjacency. ``Export.to_pyg()`` and ``Export.to_scipy()`` call :func:`to_pyg` and
+:func:`to_scipy`.
+
+Everything here is vectorised (pyarrow.compute and numpy over whole columns); Python loops run over label sets,
+relationship types and property columns, never over nodes or relationships. The one exception is documented at
+:func:`to_pyg`: rows whose properties went to ``extra_properties`` (the wire format's fallback, by design rare).
+
+**What these functions read.** Only ``export.nodes``, ``export.relationships`` and ``export.header``: the ``id``,
+``labels``, ``element_id``, ``type``, ``source`` and ``target`` columns, the property columns with their field
+metadata (``subgraph.key``, ``subgraph.type``) and ``extra_properties``. They do not depend on the order of the
+rows, on how the tables are chunked, or on the stream's batches and groups: node indices are assigned by node type,
+then by numeric id, and edges are ordered by edge type, then by relationship id, so any export holding the same rows
+(a partitioned one, a Cypher one, a table re-read from Parquet) gives the same tensors.
+
+torch, torch_geometric and scipy are imported when called: ``pip install "subgraph-export[ml]"`` (or ``[scipy]``
+for :func:`to_scipy` alone).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._export import EXTRA, NODE_COLUMNS, RELATIONSHIP_COLUMNS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._export import Export
+
+NO_LABELS = "(no labels)"
+"""The node type of nodes without a label (PyTorch module names cannot be empty)."""
+LABEL_SEPARATOR = ":"
+"""Joins the labels of a label set, sorted, into its node type name: ``Extra:Object``."""
+RESERVED_NODE_ATTRIBUTES = frozenset({"x", "element_id", "num_nodes", "batch", "ptr", "node_type", "n_id"})
+RESERVED_EDGE_ATTRIBUTES = frozenset({"edge_index", "edge_attr", "element_id", "num_edges", "edge_type", "e_id",
+                                      "batch", "ptr"})
+"""Attribute names this module sets (or PyG's loaders do): a property with such a key is stored as ``key + "_"``."""
+HOMOGENEOUS_NAMES = RESERVED_NODE_ATTRIBUTES | RESERVED_EDGE_ATTRIBUTES | {
+    "edge_element_id", "node_type_names", "edge_type_names"}
+
+EdgeType = Tuple[str, str, str]
+Features = Mapping[Union[str, EdgeType], Optional[Sequence[str]]]
+
+_SCALAR = {pa.bool_(): "bool", pa.int8(): "int8", pa.int16(): "int16", pa.int32(): "int32", pa.int64(): "int64",
+           pa.float32(): "float32", pa.float64(): "float64"}
+"""The Arrow types that become tensors (char, uint16, does not: it is a character)."""
+_JSON_TAGS = {"byte": "int8", "short": "int16", "int": "int32", "long": "int64", "float": "float32",
+              "double": "float64"}
+_JSON_ARRAYS = {"boolean[]": "bool", "byte[]": "int8", "short[]": "int16", "int[]": "int32", "long[]": "int64",
+                "float[]": "float32", "double[]": "float64"}
+_JSON_VECTORS = {"INT8": "int8", "INT16": "int16", "INT32": "int32", "INT64": "int64", "FLOAT32": "float32",
+                 "FLOAT64": "float64"}
+_NON_FINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+
+
+class Adjacency(NamedTuple):
+    """What :func:`to_scipy` returns: ``matrix`` (``scipy.sparse.csr_array``, n x n: row = source, column = target)
+    and ``element_id`` (numpy object array: the element id of the node at each index)."""
+
+    matrix: Any
+    element_id: np.ndarray
+
+
+# ---- the index: node types, node order, edge types, edge order --------------------------------------------------
+
+
+@dataclass
+class _Index:
+    """Node and edge order shared by every conversion. Positions are "global": nodes by type, then id."""
+
+    node_types: List[str]
+    node_type: np.ndarray  # per row of export.nodes: its node type's position in node_types
+    node_order: np.ndarray  # rows of export.nodes in global index order
+    node_starts: np.ndarray  # node type t has global indices node_starts[t] .. node_starts[t + 1] - 1
+    edge_types: List[EdgeType]
+    edge_order: np.ndarray  # rows of export.relationships in edge order
+    edge_starts: np.ndarray
+    source: np.ndarray  # global index of each edge's source node, in edge order
+    target: np.ndarray
+
+    def nodes_of(self, t: int) -> np.ndarray:
+        return self.node_order[self.node_starts[t]:self.node_starts[t + 1]]
+
+    def edges_of(self, e: int) -> np.ndarray:
+        return self.edge_order[self.edge_starts[e]:self.edge_starts[e + 1]]
+
+
+def _index(export: "Export", group_by: Union[None, str, Sequence[str]] = None,
+           relationship_types: Optional[Iterable[str]] = None) -> _Index:
+    nodes, rels = export.nodes, export.relationships
+    type_names, node_type = _node_types(nodes.column("labels"), group_by)
+    ids = _int64(nodes.column("id"))
+    by_id = np.argsort(ids, kind="stable")
+    sorted_ids = ids[by_id]
+    if len(sorted_ids) > 1 and np.any(sorted_ids[1:] == sorted_ids[:-1]):
+        duplicate = sorted_ids[1:][sorted_ids[1:] == sorted_ids[:-1]][0]
+        raise ValueError(f"node {export.header.node_id_prefix}{duplicate} is in export.nodes more than once")
+    node_order = by_id[np.argsort(node_type[by_id], kind="stable")]
+    node_starts = _starts(node_type, len(type_names))
+    position = np.empty(len(ids), dtype=np.int64)
+    position[node_order] = np.arange(len(ids), dtype=np.int64)
+
+    rel_type_names, rel_type = _dictionary_codes(rels.column("type"))
+    keep = None
+    if relationship_types is not None:
+        wanted = set(relationship_types)
+        keep = np.isin(rel_type, [i for i, n in enumerate(rel_type_names) if n in wanted])
+    rows = np.arange(rels.num_rows, dtype=np.int64) if keep is None else np.flatnonzero(keep)
+    ends = []
+    for column in ("source", "target"):
+        wanted_ids = _int64(rels.column(column))[rows]
+        at = np.searchsorted(sorted_ids, wanted_ids)
+        found = at < len(sorted_ids)
+        found[found] = sorted_ids[at[found]] == wanted_ids[found]
+        if not found.all():
+            missing = wanted_ids[~found][0]
+            raise ValueError(f"relationship {export.header.relationship_id_prefix}"
+                             f"{_int64(rels.column('id'))[rows][~found][0]}: its {column} node "
+                             f"{export.header.node_id_prefix}{missing} is not in export.nodes")
+        ends.append(by_id[at])  # row of export.nodes
+    src_type, dst_type = node_type[ends[0]], node_type[ends[1]]
+    n_types, n_rel = len(type_names), max(len(rel_type_names), 1)
+    code = (src_type.astype(np.int64) * n_rel + rel_type[rows]) * n_types + dst_type
+    codes, edge_code = np.unique(code, return_inverse=True)  # sorted by (source type, relationship type, target)
+    edge_types = [(type_names[c // n_rel // n_types], rel_type_names[c // n_types % n_rel], type_names[c % n_types])
+                  for c in codes.tolist()]
+    by_name = sorted(range(len(edge_types)), key=lambda i: edge_types[i])
+    rank = np.empty(len(edge_types), dtype=np.int64)
+    rank[by_name] = np.arange(len(edge_types))
+    edge_types = [edge_types[i] for i in by_name]
+    edge_code = rank[edge_code.reshape(-1)] if len(edge_types) else edge_code.reshape(-1).astype(np.int64)
+    rel_ids = _int64(rels.column("id"))[rows]
+    within = np.argsort(rel_ids, kind="stable")
+    local_order = within[np.argsort(edge_code[within], kind="stable")]
+    return _Index(type_names, node_type, node_order, node_starts, edge_types, rows[local_order],
+                  _starts(edge_code, len(edge_types)), position[ends[0][local_order]],
+                  position[ends[1][local_order]])
+
+
+def _starts(codes: np.ndarray, n: int) -> np.ndarray:
+    starts = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=n), out=starts[1:])
+    return starts
+
+
+def _int64(column: Union[pa.ChunkedArray, pa.Array]) -> np.ndarray:
+    if isinstance(column, pa.ChunkedArray) and column.num_chunks == 1:
+        column = column.chunk(0)
+    array = column.to_numpy() if column.null_count == 0 else None
+    if array is None:
+        raise ValueError("null in an id column")
+    return np.asarray(array, dtype=np.int64)
+
+
+def _dictionary_codes(column: pa.ChunkedArray) -> Tuple[List[str], np.ndarray]:
+    """A string or dictionary column as (distinct values, sorted; each row's position among them)."""
+    names: Dict[str, int] = {}
+    parts = []
+    for chunk in column.chunks:
+        if not pa.types.is_dictionary(chunk.type):
+            chunk = chunk.dictionary_encode()
+        lut = np.array([names.setdefault(s, len(names)) for s in chunk.dictionary.to_pylist()] or [0], np.int64)
+        parts.append(lut[chunk.indices.to_numpy(zero_copy_only=False)])
+    codes = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    ordered = sorted(names)
+    rank = np.array([ordered.index(n) for n in names] or [0], dtype=np.int64)
+    return ordered, rank[codes]
+
+
+def _node_types(labels: pa.ChunkedArray, group_by: Union[None, str, Sequence[str]]) -> Tuple[List[str], np.ndarray]:
+    """Each node's type: its label set's name (labels sorted, joined by ``:``), or with ``group_by`` the first label
+    of that list it carries (nodes with none of them keep their label set's name). Types sorted by name."""
+    names: Dict[str, int] = {}
+    parents, codes, offset = [], [], 0
+    for chunk in labels.chunks:
+        values = chunk.flatten()
+        if not pa.types.is_dictionary(values.type):
+            values = values.dictionary_encode()
+        lut = np.array([names.setdefault(s, len(names)) for s in values.dictionary.to_pylist()] or [0], np.int64)
+        codes.append(lut[values.indices.to_numpy(zero_copy_only=False)])
+        parents.append(pc.list_parent_indices(chunk).to_numpy() + offset)
+        offset += len(chunk)
+    n = offset
+    parent = np.concatenate(parents) if parents else np.zeros(0, np.int64)
+    code = np.concatenate(codes) if codes else np.zeros(0, np.int64)
+    words = max(1, -(-len(names) // 64))
+    mask = np.zeros((n, words), dtype=np.uint64)
+    np.bitwise_or.at(mask, (parent, code // 64), np.left_shift(np.uint64(1), (code % 64).astype(np.uint64)))
+    if words == 1:
+        encoded = pa.array(mask[:, 0]).dictionary_encode()
+        sets, which = encoded.dictionary.to_numpy().reshape(-1, 1), encoded.indices.to_numpy().astype(np.int64)
+    else:
+        sets, which = np.unique(mask, axis=0, return_inverse=True)
+        which = which.reshape(-1)
+    label_names = list(names)
+    priority = [group_by] if isinstance(group_by, str) else list(group_by or [])
+    type_of_set = []
+    for bits in sets:
+        members = [label_names[i] for i in range(len(label_names)) if int(bits[i // 64]) >> (i % 64) & 1]
+        chosen = next((label for label in priority if label in members), None)
+        type_of_set.append(chosen if chosen is not None else
+                           LABEL_SEPARATOR.join(sorted(members)) if members else NO_LABELS)
+    type_names = sorted(set(type_of_set))
+    lut = np.array([type_names.index(t) for t in type_of_set] or [0], dtype=np.int64)
+    return type_names, lut[which] if n else np.zeros(0, np.int64)
+
+
+# ---- property columns into arrays --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Column:
+    """One source of a property key's values: an Arrow column of the table (all rows), or values decoded from
+    ``extra_properties`` (rows given by ``rows``, positions in the table)."""
+
+    kind: str  # "scalar", "list" or "other"
+    dtype: Optional[str]  # numpy dtype name of the scalar or of the list's elements
+    column: Optional[pa.ChunkedArray] = None
+    extra_rows: Optional[np.ndarray] = None
+    extra_values: Optional[List[Any]] = None
+
+
+def _columns(table: pa.Table, fixed: Sequence[str]) -> Dict[str, List[_Column]]:
+    """The property columns of ``table`` by key, plus what ``extra_properties`` holds (decoded row by row: the
+    fallback rows only)."""
+    by_key: Dict[str, List[_Column]] = {}
+    for field in table.schema:
+        if field.name in fixed or field.name == EXTRA:
+            continue
+        key = (field.metadata or {}).get(b"subgraph.key", field.name.encode()).decode()
+        t = field.type
+        if t in _SCALAR:
+            c = _Column("scalar", _SCALAR[t], table.column(field.name))
+        elif (pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)) \
+                and t.value_type in _SCALAR:
+            c = _Column("list", _SCALAR[t.value_type], table.column(field.name))
+        else:
+            c = _Column("other", None, table.column(field.name))
+        by_key.setdefault(key, []).append(c)
+    if EXTRA in table.column_names:
+        extra = table.column(EXTRA)
+        if extra.null_count < len(extra):
+            rows = np.flatnonzero(extra.is_valid().to_numpy(zero_copy_only=False))
+            found: Dict[Tuple[str, str, Optional[str]], Tuple[List[int], List[Any]]] = {}
+            for row, text in zip(rows.tolist(), extra.take(pa.array(rows)).to_pylist()):
+                for key, value in json.loads(text).items():
+                    kind, dtype, decoded = _json_value(value)
+                    entry = found.setdefault((key, kind, dtype), ([], []))
+                    entry[0].append(row)
+                    entry[1].append(decoded)
+            for (key, kind, dtype), (where, values) in found.items():
+                by_key.setdefault(key, []).append(_Column(kind, dtype, None, np.array(where, np.int64), values))
+    return by_key
+
+
+def _json_value(value: Any) -> Tuple[str, Optional[str], Any]:
+    """A value in the json format's encoding (docs/wire-format.md 4.2) as (kind, dtype, number or list)."""
+    if isinstance(value, bool):
+        return "scalar", "bool", value
+    if isinstance(value, int):
+        return "scalar", "int64", value
+    if isinstance(value, float):
+        return "scalar", "float64", value
+    if isinstance(value, dict) and len(value) == 1:
+        (tag, payload), = value.items()
+        if tag in _JSON_TAGS:
+            return "scalar", _JSON_TAGS[tag], _NON_FINITE.get(payload, payload) if isinstance(payload, str) else payload
+        if tag in _JSON_ARRAYS:
+            return "list", _JSON_ARRAYS[tag], [_NON_FINITE.get(v, v) if isinstance(v, str) else v for v in payload]
+        if tag == "vector" and payload.get("kind") in _JSON_VECTORS:
+            return "list", _JSON_VECTORS[payload["kind"]], [_NON_FINITE.get(v, v) if isinstance(v, str) else v
+                                                            for v in payload["values"]]
+    return "other", None, None
+
+
+def _promote(dtypes: Sequence[str], missing: bool) -> str:
+    """One dtype for several sources (long and double values of one key), or for values with gaps (float, NaN in
+    the gaps: float32 where it holds every value exactly, float64 otherwise)."""
+    kinds = {np.dtype(d).kind for d in dtypes}
+    if not missing:
+        if len(set(dtypes)) == 1:
+            return dtypes[0]
+        if kinds == {"i"}:
+            return np.result_type(*dtypes).name
+    small = all(np.dtype(d).kind == "b" or np.dtype(d).itemsize <= 2 or d == "float32" for d in dtypes)
+    return "float32" if small else "float64"
+
+
+def _property_array(sources: List[_Column], rows: np.ndarray, position: np.ndarray) -> Optional[np.ndarray]:
+    """The values of one key for the table rows ``rows`` (in that order) as one numpy array, or None if the key is
+    not a tensor here (no numeric value, a non-numeric kind mixed with lists, arrays of several lengths).
+
+    ``position`` maps a table row to its place in ``rows`` (-1 elsewhere). Rows without a numeric value (the key
+    missing, or holding a string there) are NaN, the array then float."""
+    n = len(rows)
+    present = []
+    for s in sources:
+        if s.column is not None:
+            taken = s.column.take(pa.array(rows))
+            if taken.null_count == len(taken):
+                continue
+            present.append((s, taken, None))
+        else:
+            at = position[s.extra_rows]
+            keep = at >= 0
+            if keep.any():
+                present.append((s, at[keep], [v for v, k in zip(s.extra_values, keep.tolist()) if k]))
+    numeric = [p for p in present if p[0].kind != "other"]
+    if not numeric or len({p[0].kind for p in numeric}) > 1:
+        return None
+    kind = numeric[0][0].kind
+    covered = 0
+    for s, taken, values in numeric:
+        covered += len(taken) - taken.null_count if values is None else len(values)
+    missing = covered < n
+    dtype = _promote([p[0].dtype for p in numeric], missing)
+    if kind == "scalar":
+        if len(numeric) == 1 and numeric[0][2] is None and not missing:
+            return _numpy(numeric[0][1], dtype)
+        out = np.full(n, np.nan, dtype=dtype) if missing else np.empty(n, dtype=dtype)
+        for s, taken, values in numeric:
+            if values is None:
+                valid = taken.is_valid().to_numpy(zero_copy_only=False)
+                out[valid] = _numpy(taken.drop_null(), dtype)
+            else:
+                out[taken] = np.array(values, dtype=dtype)
+        return out
+    lengths = set()
+    for s, taken, values in numeric:
+        if values is None:
+            lengths.update(pc.unique(pc.list_value_length(taken).drop_null()).to_pylist())
+        else:
+            lengths.update(len(v) for v in values)
+    if len(lengths) != 1 or 0 in lengths:  # several lengths, or only empty arrays: no tensor
+        return None
+    width = lengths.pop()
+    if len(numeric) == 1 and numeric[0][2] is None and not missing:
+        return _numpy(pc.list_flatten(numeric[0][1]), dtype).reshape(n, width)
+    out = np.full((n, width), np.nan, dtype=dtype) if missing else np.empty((n, width), dtype=dtype)
+    for s, taken, values in numeric:
+        if values is None:
+            valid = taken.is_valid().to_numpy(zero_copy_only=False)
+            out[valid] = _numpy(pc.list_flatten(taken.drop_null()), dtype).reshape(-1, width)
+        else:
+            out[taken] = np.array(values, dtype=dtype).reshape(-1, width)
+    return out
+
+
+def _numpy(values: Union[pa.Array, pa.ChunkedArray], dtype: str) -> np.ndarray:
+    """Arrow values without nulls as a numpy array of ``dtype`` (no copy when one chunk already has it)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    array = values.to_numpy(zero_copy_only=False)
+    return array if array.dtype == np.dtype(dtype) else array.astype(dtype)
+
+
+def _attributes(table: pa.Table, fixed: Sequence[str], index_rows: Sequence[np.ndarray], names: Sequence[Any],
+                features: Optional[Features], is_edge: bool) -> List[Dict[str, np.ndarray]]:
+    """Per group of rows (a node or edge type), its tensor-able properties by key, in column order; ``features``
+    picks keys per type (``None`` or an absent type: every key that makes a tensor)."""
+    by_key = _columns(table, fixed)
+    position = np.full(table.num_rows, -1, dtype=np.int64)
+    out = []
+    for rows, name in zip(index_rows, names):
+        wanted = _wanted(features, name, is_edge)
+        position[rows] = np.arange(len(rows))
+        arrays: Dict[str, np.ndarray] = {}
+        for key in (wanted if wanted is not None else by_key):
+            array = _property_array(by_key.get(key, []), rows, position) if len(rows) else None
+            if array is None:
+                if wanted is not None:
+                    raise ValueError(f"features: {name!r} has no numeric, boolean or equal-length numeric array "
+                                     f"values of {key!r}")
+                continue
+            arrays[key] = array
+        position[rows] = -1
+        out.append(arrays)
+    return out
+
+
+def _wanted(features: Optional[Features], name: Any, is_edge: bool) -> Optional[List[str]]:
+    if features is None:
+        return None
+    if name in features:
+        picked = features[name]
+    elif is_edge and name[1] in features:
+        picked = features[name[1]]
+    else:
+        return None
+    return None if picked is None else list(picked)
+
+
+def _attribute_name(key: str, reserved: frozenset) -> str:
+    return key + "_" if key in reserved else key
+
+
+def _element_ids(table: pa.Table, rows: np.ndarray) -> np.ndarray:
+    return table.column("element_id").take(pa.array(rows)).to_numpy(zero_copy_only=False)
+
+
+def _stack(arrays: Iterable[np.ndarray], n: int) -> Optional[np.ndarray]:
+    """The arrays side by side as float32 (n x total width), or None if there are none."""
+    parts = [a.reshape(n, -1).astype(np.float32, copy=False) for a in arrays]
+    return np.concatenate(parts, axis=1) if parts else None
+
+
+# ---- the conversions ---------------------------------------------------------------------------------------------
+
+
+def to_pyg(export: "Export", *, group_by: Union[None, str, Sequence[str]] = None,
+           features: Optional[Features] = None, homogeneous: bool = False,
+           relationship_types: Optional[Iterable[str]] = None) -> Any:
+    """The export as ``torch_geometric.data.HeteroData`` (or ``Data`` with ``homogeneous=True``).
+
+    **Node types.** One per label set, named by its labels sorted and joined by ``:`` (``Object``, ``Extra:Object``;
+    nodes without labels: ``"(no labels)"``). ``group_by`` (a label, or a list of them in priority order) groups by
+    one label instead: a node goes to the first of those labels it carries; a node with none of them keeps its label
+    set's type. Types are sorted by name. Within a type, nodes are indexed 0 .. n-1 in ascending numeric id; each
+    node store has ``num_nodes`` and ``element_id`` (a numpy object array: the element id of the node at each index,
+    to write predictions back; numpy, so PyG's loaders and ``subgraph`` slice it along with the tensors).
+
+    **Edge types.** One per (source node type, relationship type, target node type), sorted; edges in ascending
+    relationship id. Each edge store has ``edge_index`` (int64, 2 x E, indices of the node types' stores) and
+    ``element_id`` (the relationships' element ids). ``relationship_types`` keeps only those types (all nodes stay).
+
+    **Properties.** A property key becomes a tensor attribute of a store named by the key
+    (``data['Structure'].weight``; a key that collides with ``x``, ``element_id``, ``edge_index``, ``num_nodes``,
+    ``batch``, ``ptr`` and the like gets a trailing ``_``) when its values in that type are numbers or booleans
+    (shape n), or numeric arrays or vectors of one length (n x length). The dtype is Neo4j's: boolean ``torch.bool``,
+    byte/short/int/long ``int8``/``int16``/``int32``/``int64``, float/double ``float32``/``float64``. Where the key is
+    missing on some nodes (or holds a non-numeric value there, such as a string), the tensor is float with NaN there:
+    ``float32`` for booleans, bytes, shorts and floats, ``float64`` otherwise (a long beyond 2**53 is then rounded);
+    keys with values of several numeric types (long and double) promote the same way. Strings, dates, points and
+    other types, and arrays of several lengths, make no tensor: they stay in ``export.nodes`` /
+    ``export.relationships``. ``x`` (nodes) and ``edge_attr`` (edges) are the chosen keys side by side in float32
+    (n x total width, in column order, or ``features``' order); a type with no such key has none.
+    ``features`` picks keys per type: ``{"Object": ["weight", "version"], "CHILDREN": [], ("Object", "PROPERTY",
+    "Structure"): ["order"]}``, a node type's name, a relationship type or an edge type to a list of keys (``None``:
+    all); types not named keep every key. A named key that makes no tensor raises ``ValueError``.
+
+    Values in ``extra_properties`` (a key or type first seen after the stream's first batch) are decoded from their
+    JSON, one row at a time: the only per-row Python work, on the rows that have such values (by design few).
+
+    **Homogeneous.** ``homogeneous=True`` returns ``torch_geometric.data.Data`` in the order PyG's
+    ``HeteroData.to_homogeneous()`` uses (node types one after another): ``edge_index``, ``node_type`` and
+    ``edge_type`` (int64 positions in ``node_types`` and ``edge_types``, which are attributes too), ``element_id``
+    and ``edge_element_id``, ``num_nodes``; ``x`` and ``edge_attr`` when every type has one of the same width;
+    property tensors of a key that every node (edge) type has with the same trailing shape (edge ones as
+    ``edge_<key>``), promoted to one dtype; ``node_type_names`` and ``edge_type_names`` (also where
+    ``Data.to_heterogeneous()`` looks for them).
+
+    PyG's batching (``DataLoader`` over several graphs) adds offsets to attributes whose name contains ``index``
+    or ``batch``: a property named so (the demo's ``PROPERTY.index``) would be shifted there; loaders that sample
+    one graph (``NeighborLoader``) leave it alone.
+
+    **Memory and copies.** Tensors are made with ``torch.from_numpy`` from the arrays reordered by index (one copy of
+    each column, the reordering itself); ids and edge indices are int64 throughout. Peak memory is about the tensors
+    made plus the id columns.
+
+    Depends only on ``export.nodes``, ``export.relationships`` and ``export.header`` (see the module's docstring),
+    not on row order, batches or groups: it works unchanged on a partitioned export. Raises ``ValueError`` if a
+    relationship's end node is not in ``export.nodes`` or a node is there twice.
+    """
+    import torch
+    from torch_geometric.data import Data, HeteroData
+
+    index = _index(export, group_by, relationship_types)
+    nodes, rels = export.nodes, export.relationships
+    node_rows = [index.nodes_of(t) for t in range(len(index.node_types))]
+    edge_rows = [index.edges_of(e) for e in range(len(index.edge_types))]
+    node_attrs = _attributes(nodes, NODE_COLUMNS, node_rows, index.node_types, features, False)
+    edge_attrs = _attributes(rels, RELATIONSHIP_COLUMNS, edge_rows, index.edge_types, features, True)
+    tensor = torch.from_numpy
+    if homogeneous:
+        data = Data()
+        data.edge_index = tensor(np.stack([index.source, index.target]))
+        data.node_type = tensor(np.repeat(np.arange(len(index.node_types), dtype=np.int64),
+                                          np.diff(index.node_starts)))
+        data.edge_type = tensor(np.repeat(np.arange(len(index.edge_types), dtype=np.int64),
+                                          np.diff(index.edge_starts)))
+        data.node_type_names = list(index.node_types)
+        data.edge_type_names = list(index.edge_types)
+        data._node_type_names = list(index.node_types)  # as HeteroData.to_homogeneous(): Data.to_heterogeneous()
+        data._edge_type_names = list(index.edge_types)
+        data.element_id = _element_ids(nodes, index.node_order)
+        data.edge_element_id = _element_ids(rels, index.edge_order)
+        data.num_nodes = nodes.num_rows
+        for attrs, rows, reserved, prefix, stacked in (
+                (node_attrs, node_rows, RESERVED_NODE_ATTRIBUTES, "", "x"),
+                (edge_attrs, edge_rows, RESERVED_EDGE_ATTRIBUTES, "edge_", "edge_attr")):
+            stacks = [_stack(a.values(), len(r)) for a, r in zip(attrs, rows)]
+            if stacks and all(s is not None for s in stacks) and len({s.shape[1] for s in stacks}) == 1:
+                data[stacked] = tensor(np.concatenate(stacks))
+            for key in attrs[0] if attrs else []:
+                arrays = [a.get(key) for a in attrs]
+                if all(a is not None for a in arrays) and len({a.shape[1:] for a in arrays}) == 1:
+                    dtype = _promote([a.dtype.name for a in arrays], False)
+                    data[_attribute_name(prefix + key, reserved | HOMOGENEOUS_NAMES)] = tensor(
+                        np.concatenate([a.astype(dtype, copy=False) for a in arrays]))
+        return data
+    data = HeteroData()
+    for name, rows, attrs in zip(index.node_types, node_rows, node_attrs):
+        store = data[name]
+        store.num_nodes = len(rows)
+        store.element_id = _element_ids(nodes, rows)
+        for key, array in attrs.items():
+            store[_attribute_name(key, RESERVED_NODE_ATTRIBUTES)] = tensor(array)
+        x = _stack(attrs.values(), len(rows))
+        if x is not None:
+            store.x = tensor(x)
+    for e, (edge_type, rows, attrs) in enumerate(zip(index.edge_types, edge_rows, edge_attrs)):
+        src, dst = index.node_types.index(edge_type[0]), index.node_types.index(edge_type[2])
+        span = slice(index.edge_starts[e], index.edge_starts[e + 1])
+        store = data[edge_type]
+        store.edge_index = tensor(np.stack([index.source[span] - index.node_starts[src],
+                                            index.target[span] - index.node_starts[dst]]))
+        store.element_id = _element_ids(rels, rows)
+        for key, array in attrs.items():
+            store[_attribute_name(key, RESERVED_EDGE_ATTRIBUTES)] = tensor(array)
+        edge_attr = _stack(attrs.values(), len(rows))
+        if edge_attr is not None:
+            store.edge_attr = tensor(edge_attr)
+    return data
+
+
+def to_scipy(export: "Export", *, weight: Optional[str] = None,
+             relationship_types: Optional[Iterable[str]] = None) -> Adjacency:
+    """The export's adjacency as a ``scipy.sparse.csr_array`` (n x n, row = source, column = target) with the
+    element id of the node at each index (:class:`Adjacency`; unpacks as ``matrix, element_id = ...``).
+
+    Node indices are those of ``to_pyg(export, homogeneous=True)``: label sets sorted by name, then ascending numeric
+    id. An entry counts the relationships from its row to its column (int64), or with ``weight`` sums that
+    relationship property's values (float64; NaN where a relationship lacks it, or holds no number).
+    ``relationship_types`` keeps only those types. Depends only on ``export.nodes``, ``export.relationships`` and
+    ``export.header``: works unchanged on a partitioned export.
+    """
+    import scipy.sparse
+
+    index = _index(export, None, relationship_types)
+    n = export.nodes.num_rows
+    if weight is None:
+        values = np.ones(len(index.source), dtype=np.int64)
+    else:
+        position = np.full(export.relationships.num_rows, -1, dtype=np.int64)
+        position[index.edge_order] = np.arange(len(index.edge_order))
+        sources = _columns(export.relationships, RELATIONSHIP_COLUMNS).get(weight, [])
+        array = _property_array(sources, index.edge_order, position) if sources else None
+        if array is None or array.ndim != 1:
+            raise ValueError(f"weight: the relationships have no numeric values of {weight!r}")
+        values = array.astype(np.float64, copy=False)
+    matrix = scipy.sparse.csr_array((values, (index.source, index.target)), shape=(n, n))
+    matrix.sum_duplicates()
+    return Adjacency(matrix, _element_ids(export.nodes, index.node_order))
