@@ -58,6 +58,17 @@ _JSON_VECTORS = {"INT8": "int8", "INT16": "int16", "INT32": "int32", "INT64": "i
 _NON_FINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 
 
+class ElementIds(np.ndarray):
+    """The element ids of a store, in index order: a numpy object array of ``str`` (numpy, so PyG's loaders,
+    ``subgraph`` and ``index_select`` slice it with the tensors). Indexing with a torch tensor goes through numpy:
+    numpy alone reads a one-element boolean tensor as the integer 1 (through ``__index__``)."""
+
+    def __getitem__(self, index: Any) -> Any:
+        if hasattr(index, "__dlpack__") and not isinstance(index, np.ndarray):
+            index = np.asarray(index.cpu() if hasattr(index, "cpu") else index)
+        return super().__getitem__(index)
+
+
 class Adjacency(NamedTuple):
     """What :func:`to_scipy` returns: ``matrix`` (``scipy.sparse.csr_array``, n x n: row = source, column = target)
     and ``element_id`` (numpy object array: the element id of the node at each index)."""
@@ -352,11 +363,15 @@ def _property_array(sources: List[_Column], rows: np.ndarray, position: np.ndarr
 
 
 def _numpy(values: Union[pa.Array, pa.ChunkedArray], dtype: str) -> np.ndarray:
-    """Arrow values without nulls as a numpy array of ``dtype`` (no copy when one chunk already has it)."""
+    """Arrow values without nulls as a writable numpy array of ``dtype``: the buffer Arrow made (the reordering
+    ``take``) when it has that dtype, else one conversion. Arrow lends its buffers read-only, and a tensor on a
+    read-only buffer must not be written to (``x.nan_to_num_()``): those few are copied."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
     array = values.to_numpy(zero_copy_only=False)
-    return array if array.dtype == np.dtype(dtype) else array.astype(dtype)
+    if array.dtype != np.dtype(dtype):
+        return array.astype(dtype)
+    return array if array.flags.writeable else array.copy()
 
 
 def _attributes(table: pa.Table, fixed: Sequence[str], index_rows: Sequence[np.ndarray], names: Sequence[Any],
@@ -399,13 +414,14 @@ def _attribute_name(key: str, reserved: frozenset) -> str:
     return key + "_" if key in reserved else key
 
 
-def _element_ids(table: pa.Table, rows: np.ndarray) -> np.ndarray:
-    return table.column("element_id").take(pa.array(rows)).to_numpy(zero_copy_only=False)
+def _element_ids(table: pa.Table, rows: np.ndarray) -> ElementIds:
+    return table.column("element_id").take(pa.array(rows)).to_numpy(zero_copy_only=False).view(ElementIds)
 
 
 def _stack(arrays: Iterable[np.ndarray], n: int) -> Optional[np.ndarray]:
     """The arrays side by side as float32 (n x total width), or None if there are none."""
-    parts = [a.reshape(n, -1).astype(np.float32, copy=False) for a in arrays]
+    with np.errstate(over="ignore"):  # a double beyond float32's range becomes +-inf, as torch's .float() does
+        parts = [a.reshape(n, -1).astype(np.float32, copy=False) for a in arrays]
     return np.concatenate(parts, axis=1) if parts else None
 
 
@@ -438,7 +454,8 @@ def to_pyg(export: "Export", *, group_by: Union[None, str, Sequence[str]] = None
     keys with values of several numeric types (long and double) promote the same way. Strings, dates, points and
     other types, and arrays of several lengths, make no tensor: they stay in ``export.nodes`` /
     ``export.relationships``. ``x`` (nodes) and ``edge_attr`` (edges) are the chosen keys side by side in float32
-    (n x total width, in column order, or ``features``' order); a type with no such key has none.
+    (n x total width, in column order, or ``features``' order; a double beyond float32's range is +-inf there); a
+    type with no such key has none.
     ``features`` picks keys per type: ``{"Object": ["weight", "version"], "CHILDREN": [], ("Object", "PROPERTY",
     "Structure"): ["order"]}``, a node type's name, a relationship type or an edge type to a list of keys (``None``:
     all); types not named keep every key. A named key that makes no tensor raises ``ValueError``.
