@@ -98,8 +98,6 @@ def assert_store(store: Any, entities: List[Dict[str, Any]], reserved: set, stac
                  features: Optional[Sequence[str]] = None) -> None:
     """Every tensor attribute of a node or edge store against the oracle's values, and ``x``/``edge_attr``."""
     expected = expected_tensors(entities)
-    if features is not None:
-        expected = {k: expected[k] for k in features}
     names = {(k + "_" if k in reserved else k): k for k in expected}
     present = [k for k in store.keys() if k not in ("num_nodes", "element_id", "edge_index", stacked)]
     assert sorted(present) == sorted(names), f"{what}: attributes {sorted(present)} != {sorted(names)}"
@@ -107,8 +105,8 @@ def assert_store(store: Any, entities: List[Dict[str, Any]], reserved: set, stac
         dtype, values = expected[key]
         assert_tensor(store[name], dtype, values, f"{what}.{name}")
     n = len(entities)
-    if names:
-        order = present if features is None else [k + "_" if k in reserved else k for k in features]
+    order = present if features is None else [k + "_" if k in reserved else k for k in features]
+    if order:
         side_by_side = torch.cat([store[name].reshape(n, -1).to(torch.float32) for name in order], dim=1)
         assert store[stacked].dtype == torch.float32
         assert torch.equal(torch.nan_to_num(store[stacked], nan=12345.0), torch.nan_to_num(side_by_side, nan=12345.0))

@@ -128,6 +128,7 @@ def test_features_pick_keys_per_type(fixture):
     o = data["Object"]
     assert_pyg(fixture, data, features=features)
     assert o.x.shape == (2, 1 + 1 + 5)
+    assert "long" in o and "longs" in o, "every key stays an attribute"
     assert o.x[:, 0].tolist()[0] == o.double.float()[0].item() and o.x[0, 2:].isnan().all()
     assert o.x[1, 2:].tolist() == o.ints[1].float().tolist() and o.x[:, 1].tolist()[0] == 1.0
     assert "edge_attr" not in data["Object", "CHILDREN", "Object:Thing"]

@@ -375,26 +375,26 @@ def _numpy(values: Union[pa.Array, pa.ChunkedArray], dtype: str) -> np.ndarray:
 
 
 def _attributes(table: pa.Table, fixed: Sequence[str], index_rows: Sequence[np.ndarray], names: Sequence[Any],
-                features: Optional[Features], is_edge: bool) -> List[Dict[str, np.ndarray]]:
-    """Per group of rows (a node or edge type), its tensor-able properties by key, in column order; ``features``
-    picks keys per type (``None`` or an absent type: every key that makes a tensor)."""
+                features: Optional[Features], is_edge: bool) -> List[Tuple[Dict[str, np.ndarray], List[str]]]:
+    """Per group of rows (a node or edge type): its tensor-able properties by key, in column order, and the keys
+    ``x`` (``edge_attr``) stacks: those ``features`` names for the type, else all."""
     by_key = _columns(table, fixed)
     position = np.full(table.num_rows, -1, dtype=np.int64)
     out = []
     for rows, name in zip(index_rows, names):
-        wanted = _wanted(features, name, is_edge)
         position[rows] = np.arange(len(rows))
         arrays: Dict[str, np.ndarray] = {}
-        for key in (wanted if wanted is not None else by_key):
-            array = _property_array(by_key.get(key, []), rows, position) if len(rows) else None
-            if array is None:
-                if wanted is not None:
-                    raise ValueError(f"features: {name!r} has no numeric, boolean or equal-length numeric array "
-                                     f"values of {key!r}")
-                continue
-            arrays[key] = array
+        for key, sources in by_key.items():
+            array = _property_array(sources, rows, position) if len(rows) else None
+            if array is not None:
+                arrays[key] = array
         position[rows] = -1
-        out.append(arrays)
+        wanted = _wanted(features, name, is_edge)
+        for key in wanted or []:
+            if key not in arrays:
+                raise ValueError(f"features: {name!r} has no numeric, boolean or equal-length numeric array values "
+                                 f"of {key!r}")
+        out.append((arrays, list(arrays) if wanted is None else wanted))
     return out
 
 
@@ -454,22 +454,22 @@ def to_pyg(export: "Export", *, group_by: Union[None, str, Sequence[str]] = None
     keys with values of several numeric types (long and double) promote the same way. Strings, dates, points and
     other types, and arrays of several lengths, make no tensor: they stay in ``export.nodes`` /
     ``export.relationships``. ``x`` (nodes) and ``edge_attr`` (edges) are the chosen keys side by side in float32
-    (n x total width, in column order, or ``features``' order; a double beyond float32's range is +-inf there); a
-    type with no such key has none.
-    ``features`` picks keys per type: ``{"Object": ["weight", "version"], "CHILDREN": [], ("Object", "PROPERTY",
-    "Structure"): ["order"]}``, a node type's name, a relationship type or an edge type to a list of keys (``None``:
-    all); types not named keep every key. A named key that makes no tensor raises ``ValueError``.
+    (n x total width; a double beyond float32's range is +-inf there): every such key in column order, or those
+    ``features`` picks for the type, in its order; a type with none has no ``x``. ``features`` maps a node type's
+    name, a relationship type or an edge type to a list of keys: ``{"Object": ["weight", "version"], "CHILDREN": [],
+    ("Object", "PROPERTY", "Structure"): ["order"]}`` (``None``: all); types not named stack every key. The
+    attributes stay there for every key (a target ``y`` is one of them: ``data['Object'].active``). A named key
+    that makes no tensor raises ``ValueError``.
 
     Values in ``extra_properties`` (a key or type first seen after the stream's first batch) are decoded from their
     JSON, one row at a time: the only per-row Python work, on the rows that have such values (by design few).
 
     **Homogeneous.** ``homogeneous=True`` returns ``torch_geometric.data.Data`` in the order PyG's
     ``HeteroData.to_homogeneous()`` uses (node types one after another): ``edge_index``, ``node_type`` and
-    ``edge_type`` (int64 positions in ``node_types`` and ``edge_types``, which are attributes too), ``element_id``
-    and ``edge_element_id``, ``num_nodes``; ``x`` and ``edge_attr`` when every type has one of the same width;
-    property tensors of a key that every node (edge) type has with the same trailing shape (edge ones as
-    ``edge_<key>``), promoted to one dtype; ``node_type_names`` and ``edge_type_names`` (also where
-    ``Data.to_heterogeneous()`` looks for them).
+    ``edge_type`` (int64 positions in the lists ``node_type_names`` and ``edge_type_names``, attributes too, where
+    ``Data.to_heterogeneous()`` finds them), ``element_id`` and ``edge_element_id``, ``num_nodes``; ``x`` and
+    ``edge_attr`` when every type has one of the same width; property tensors of a key that every node (edge) type
+    has with the same trailing shape (edge ones as ``edge_<key>``), promoted to one dtype.
 
     PyG's batching (``DataLoader`` over several graphs) adds offsets to attributes whose name contains ``index``
     or ``batch``: a property named so (the demo's ``PROPERTY.index``) would be shifted there; loaders that sample
@@ -510,27 +510,27 @@ def to_pyg(export: "Export", *, group_by: Union[None, str, Sequence[str]] = None
         for attrs, rows, reserved, prefix, stacked in (
                 (node_attrs, node_rows, RESERVED_NODE_ATTRIBUTES, "", "x"),
                 (edge_attrs, edge_rows, RESERVED_EDGE_ATTRIBUTES, "edge_", "edge_attr")):
-            stacks = [_stack(a.values(), len(r)) for a, r in zip(attrs, rows)]
+            stacks = [_stack([a[k] for k in keys], len(r)) for (a, keys), r in zip(attrs, rows)]
             if stacks and all(s is not None for s in stacks) and len({s.shape[1] for s in stacks}) == 1:
                 data[stacked] = tensor(np.concatenate(stacks))
-            for key in attrs[0] if attrs else []:
-                arrays = [a.get(key) for a in attrs]
+            for key in attrs[0][0] if attrs else []:
+                arrays = [a.get(key) for a, _ in attrs]
                 if all(a is not None for a in arrays) and len({a.shape[1:] for a in arrays}) == 1:
                     dtype = _promote([a.dtype.name for a in arrays], False)
                     data[_attribute_name(prefix + key, reserved | HOMOGENEOUS_NAMES)] = tensor(
                         np.concatenate([a.astype(dtype, copy=False) for a in arrays]))
         return data
     data = HeteroData()
-    for name, rows, attrs in zip(index.node_types, node_rows, node_attrs):
+    for name, rows, (attrs, stacked) in zip(index.node_types, node_rows, node_attrs):
         store = data[name]
         store.num_nodes = len(rows)
         store.element_id = _element_ids(nodes, rows)
         for key, array in attrs.items():
             store[_attribute_name(key, RESERVED_NODE_ATTRIBUTES)] = tensor(array)
-        x = _stack(attrs.values(), len(rows))
+        x = _stack([attrs[k] for k in stacked], len(rows))
         if x is not None:
             store.x = tensor(x)
-    for e, (edge_type, rows, attrs) in enumerate(zip(index.edge_types, edge_rows, edge_attrs)):
+    for e, (edge_type, rows, (attrs, stacked)) in enumerate(zip(index.edge_types, edge_rows, edge_attrs)):
         src, dst = index.node_types.index(edge_type[0]), index.node_types.index(edge_type[2])
         span = slice(index.edge_starts[e], index.edge_starts[e + 1])
         store = data[edge_type]
@@ -539,7 +539,7 @@ def to_pyg(export: "Export", *, group_by: Union[None, str, Sequence[str]] = None
         store.element_id = _element_ids(rels, rows)
         for key, array in attrs.items():
             store[_attribute_name(key, RESERVED_EDGE_ATTRIBUTES)] = tensor(array)
-        edge_attr = _stack(attrs.values(), len(rows))
+        edge_attr = _stack([attrs[k] for k in stacked], len(rows))
         if edge_attr is not None:
             store.edge_attr = tensor(edge_attr)
     return data
