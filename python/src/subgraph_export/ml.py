@@ -234,6 +234,7 @@ class _Column:
     column: Optional[pa.ChunkedArray] = None
     extra_rows: Optional[np.ndarray] = None
     extra_values: Optional[List[Any]] = None
+    valid: Optional[np.ndarray] = None  # per row of the table: has a value here (computed once, when first needed)
 
 
 def _columns(table: pa.Table, fixed: Sequence[str]) -> Dict[str, List[_Column]]:
@@ -311,17 +312,20 @@ def _property_array(sources: List[_Column], rows: np.ndarray, position: np.ndarr
     n = len(rows)
     present = []
     for s in sources:
+        if s.kind == "other":  # a string, date, ... where a number would be: NaN there, as a missing value
+            continue
         if s.column is not None:
-            taken = s.column.take(pa.array(rows))
-            if taken.null_count == len(taken):
+            if s.valid is None:
+                s.valid = s.column.is_valid().to_numpy(zero_copy_only=False)
+            if not s.valid[rows].any():  # the key is not on these rows: nothing to take
                 continue
-            present.append((s, taken, None))
+            present.append((s, s.column.take(pa.array(rows)), None))
         else:
             at = position[s.extra_rows]
             keep = at >= 0
             if keep.any():
                 present.append((s, at[keep], [v for v, k in zip(s.extra_values, keep.tolist()) if k]))
-    numeric = [p for p in present if p[0].kind != "other"]
+    numeric = present
     if not numeric or len({p[0].kind for p in numeric}) > 1:
         return None
     kind = numeric[0][0].kind
