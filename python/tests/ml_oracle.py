@@ -37,9 +37,9 @@ def number(tag: str, value: Any) -> Any:
     return [f(v) for v in value] if isinstance(value, list) else f(value)
 
 
-def type_name(labels: Sequence[str], group_by: Sequence[str] = ()) -> str:
+def type_name(labels: Sequence[str], group_by: Sequence[str] = (), separator: str = "_") -> str:
     chosen = next((g for g in group_by if g in labels), None)
-    return chosen if chosen is not None else ":".join(sorted(labels)) if labels else sx.ml.NO_LABELS
+    return chosen if chosen is not None else separator.join(sorted(labels)) if labels else "_unlabelled"
 
 
 def _numeric_id(element_id: str) -> int:
@@ -115,13 +115,13 @@ def assert_store(store: Any, entities: List[Dict[str, Any]], reserved: set, stac
 
 
 def assert_pyg(export: sx.Export, data: Any, group_by: Sequence[str] = (),
-               features: Optional[Dict[Any, Sequence[str]]] = None) -> None:
+               features: Optional[Dict[Any, Sequence[str]]] = None, separator: str = "_") -> None:
     """``data`` (HeteroData from ``export``) against the oracle: node types, every index's element id, every edge's
     ends and type, every property tensor value, ``x`` and ``edge_attr``."""
     nodes, rels = from_export(export)
     by_type: Dict[str, List[str]] = {}
     for element_id, (labels, _) in nodes.items():
-        by_type.setdefault(type_name(labels, group_by), []).append(element_id)
+        by_type.setdefault(type_name(labels, group_by, separator), []).append(element_id)
     assert data.node_types == sorted(by_type)
     where = {}
     for t, ids in by_type.items():

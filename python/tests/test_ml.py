@@ -70,7 +70,7 @@ def test_a_key_missing_on_some_nodes_is_float_with_nan(fixture):
     assert torch.isnan(o.booleans[0]).all() and o.booleans.dtype == torch.float32 and o.booleans.shape == (2, 3)
     assert "char" not in o and "string" not in o and "chars" not in o, "characters and strings make no tensor"
     assert o.x.dtype == torch.float32 and o.x.shape[0] == 2
-    nonfinite = data["(no labels)"]
+    nonfinite = data["_unlabelled"]
     assert torch.isnan(nonfinite.doubleNaN).all() and nonfinite.floatInf.tolist() == [float("inf")]
     assert torch.equal(torch.signbit(nonfinite.doubleNegZero), torch.tensor([True]))
     assert nonfinite.x[0].tolist()[list(nonfinite.keys()).index("doubleMax") - 2] == float("inf"), \
@@ -116,10 +116,10 @@ def test_a_partitioned_export_gives_the_same_tensors(fixture, fallback):
 
 def test_group_by_one_label(fixture):
     data = fixture.to_pyg(group_by=["Thing", "Object"])
-    assert data.node_types == ["(no labels)", "Empty", "Object", "Thing"]
+    assert data.node_types == sorted(["_unlabelled", "Empty", "Object", "Thing"])
     assert_pyg(fixture, data, group_by=["Thing", "Object"])
-    assert fixture.to_pyg(group_by="Object").node_types == ["(no labels)", "Empty", "Object", "Thing",
-                                                             "Thing:Ünïcödé 🏷"]
+    assert fixture.to_pyg(group_by="Object").node_types == sorted(["_unlabelled", "Empty", "Object", "Thing",
+                                                                    "Thing_Ünïcödé 🏷"])
 
 
 def test_features_pick_keys_per_type(fixture):
@@ -131,15 +131,15 @@ def test_features_pick_keys_per_type(fixture):
     assert "long" in o and "longs" in o, "every key stays an attribute"
     assert o.x[:, 0].tolist()[0] == o.double.float()[0].item() and o.x[0, 2:].isnan().all()
     assert o.x[1, 2:].tolist() == o.ints[1].float().tolist() and o.x[:, 1].tolist()[0] == 1.0
-    assert "edge_attr" not in data["Object", "CHILDREN", "Object:Thing"]
-    assert data["Object:Thing", "LINKS", "Thing:Ünïcödé 🏷"].ints.tolist() == [[7]], "types not named keep every key"
+    assert "edge_attr" not in data["Object", "CHILDREN", "Object_Thing"]
+    assert data["Object_Thing", "LINKS", "Thing_Ünïcödé 🏷"].ints.tolist() == [[7]], "types not named keep every key"
     with pytest.raises(ValueError, match="'string'"):
         fixture.to_pyg(features={"Object": ["string"]})
 
 
 def test_relationship_types_and_weights(fixture):
     data = fixture.to_pyg(relationship_types=["LINKS"])
-    assert data.edge_types == [("Object:Thing", "LINKS", "Thing:Ünïcödé 🏷")]
+    assert data.edge_types == [("Object_Thing", "LINKS", "Thing_Ünïcödé 🏷")]
     assert sum(data[t].num_nodes for t in data.node_types) == 8, "every node stays"
     assert_scipy(fixture, fixture.to_scipy(weight="weight"), weight="weight")
     matrix, element_id = fixture.to_scipy(relationship_types=["SELF"])
@@ -160,7 +160,31 @@ def test_refusals(fixture):
         twice.to_scipy()
 
 
-def test_element_ids_follow_pyg_subgraphs(fixture):
+def test_element_ids_are_a_lookup_table_transforms_leave_alone(fixture):
+    import torch_geometric.transforms as T
+
     data = fixture.to_pyg()
+    ids = data["Object"].element_id
+    assert isinstance(ids, sx.ml.ElementIds) and len(ids) == 2 and ids[1] == ids.tolist()[1]
+    assert ids[torch.tensor([1])].tolist() == [ids[1]] and ids[torch.tensor([False, True])].tolist() == [ids[1]]
+    assert ids[torch.tensor(1)] == ids[1] and list(ids) == ids.tolist() and np.asarray(ids).dtype == object
+    undirected = T.ToUndirected()(data)
+    assert ("Thing_Ünïcödé 🏷", "rev_LINKS", "Object_Thing") in undirected.edge_types
+    assert undirected["Object", "CHILDREN", "Object"].edge_index.shape == (2, 2)
+    assert undirected["Object", "CHILDREN", "Object"].element_id == data["Object", "CHILDREN", "Object"].element_id
     sub = data.subgraph({"Object": torch.tensor([1])})
-    assert sub["Object"].element_id.tolist() == [data["Object"].element_id[1]]
+    assert sub["Object"].num_nodes == 1 and sub["Object"].element_id == ids
+
+
+def test_a_separator_and_names_that_would_merge(fixture):
+    data = fixture.to_pyg(separator=":")
+    assert "Object:Thing" in data.node_types
+    assert_pyg(fixture, data, separator=":")
+    labels = pa.array([["A_B"], ["A", "B"]], pa.list_(pa.string()))
+    n = pa.table({"element_id": ["4:x:0", "4:x:1"], "id": pa.array([0, 1], pa.int64()), "labels": labels,
+                  "extra_properties": pa.array([None, None], pa.string())})
+    r = fixture.relationships.slice(0, 0)
+    export = sx.Export(fixture.header, fixture.summary, n, r)
+    with pytest.raises(ValueError, match="both named 'A_B'"):
+        export.to_pyg()
+    assert export.to_pyg(separator=":").node_types == ["A:B", "A_B"]

@@ -46,9 +46,9 @@ class SAGE(torch.nn.Module):
 
 def test_the_fixture_against_the_oracle(fixture):
     data = fixture.to_pyg()
-    assert data.node_types == ["Extra:Object", "Object", "Structure"]
-    assert data.edge_types == [("Extra:Object", "CHILDREN", "Object"), ("Extra:Object", "PROPERTY", "Structure"),
-                               ("Object", "CHILDREN", "Extra:Object"), ("Object", "CHILDREN", "Object")]
+    assert data.node_types == ["Extra_Object", "Object", "Structure"]
+    assert data.edge_types == [("Extra_Object", "CHILDREN", "Object"), ("Extra_Object", "PROPERTY", "Structure"),
+                               ("Object", "CHILDREN", "Extra_Object"), ("Object", "CHILDREN", "Object")]
     assert_pyg(fixture, data)
     assert_homogeneous(data, fixture.to_pyg(homogeneous=True))
     assert_scipy(fixture, fixture.to_scipy())
@@ -79,12 +79,12 @@ def test_group_by_object_and_a_cypher_export_give_the_same(server, auth, fixture
 
 
 def test_a_heterogeneous_graphsage_runs_on_the_fixture(fixture):
-    data = fixture.to_pyg(features={"Object": ["id", "flag"], "Extra:Object": ["id"], "Structure": ["v"]})
+    data = fixture.to_pyg(features={"Object": ["id", "flag"], "Extra_Object": ["id"], "Structure": ["v"]})
     for t in data.node_types:
         data[t].x = torch.nan_to_num(data[t].x)
     model = to_hetero(SAGE(8, 3), data.metadata(), aggr="sum")
     out = model(data.x_dict, data.edge_index_dict)
-    assert {t: tuple(v.shape) for t, v in out.items()} == {"Extra:Object": (1, 3), "Object": (2, 3),
+    assert {t: tuple(v.shape) for t, v in out.items()} == {"Extra_Object": (1, 3), "Object": (2, 3),
                                                           "Structure": (1, 3)}
 
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import (TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple,
+                    Union)
 
 import numpy as np
 import pyarrow as pa
@@ -32,10 +33,11 @@ from ._export import EXTRA, NODE_COLUMNS, RELATIONSHIP_COLUMNS
 if TYPE_CHECKING:  # pragma: no cover
     from ._export import Export
 
-NO_LABELS = "(no labels)"
+NO_LABELS = "_unlabelled"
 """The node type of nodes without a label (PyTorch module names cannot be empty)."""
-LABEL_SEPARATOR = ":"
-"""Joins the labels of a label set, sorted, into its node type name: ``Extra:Object``."""
+LABEL_SEPARATOR = "_"
+"""Joins the labels of a label set, sorted, into its node type name: ``Extra_Object``. PyG's ``to_hetero`` warns about
+type names that are not Python identifiers (``Extra:Object``); ``separator=`` picks another."""
 RESERVED_NODE_ATTRIBUTES = frozenset({"x", "element_id", "num_nodes", "batch", "ptr", "node_type", "n_id"})
 RESERVED_EDGE_ATTRIBUTES = frozenset({"edge_index", "edge_attr", "element_id", "num_edges", "edge_type", "e_id",
                                       "batch", "ptr"})
@@ -58,15 +60,49 @@ _JSON_VECTORS = {"INT8": "int8", "INT16": "int16", "INT32": "int32", "INT64": "i
 _NON_FINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 
 
-class ElementIds(np.ndarray):
-    """The element ids of a store, in index order: a numpy object array of ``str`` (numpy, so PyG's loaders,
-    ``subgraph`` and ``index_select`` slice it with the tensors). Indexing with a torch tensor goes through numpy:
-    numpy alone reads a one-element boolean tensor as the integer 1 (through ``__index__``)."""
+class ElementIds:
+    """The element ids of a store's nodes or relationships, in index order: ``ids[i]`` is the element id of index
+    ``i``; an index tensor or array, a slice or a boolean mask gives an ``ElementIds`` of those. ``tolist()``,
+    ``numpy()`` (an object array), ``len``, iteration.
+
+    A lookup table, not a per-node feature: PyG's transforms and loaders leave it as it is (it is neither a tensor
+    nor a list), so ``ToUndirected`` and ``RandomLinkSplit`` work, and a mini-batch maps back through its ``n_id``
+    / ``e_id`` (``data['Object'].element_id[batch['Object'].n_id]``)."""
+
+    __slots__ = ("_ids",)
+
+    def __init__(self, ids: np.ndarray) -> None:
+        self._ids = ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
 
     def __getitem__(self, index: Any) -> Any:
-        if hasattr(index, "__dlpack__") and not isinstance(index, np.ndarray):
-            index = np.asarray(index.cpu() if hasattr(index, "cpu") else index)
-        return super().__getitem__(index)
+        if isinstance(index, (int, np.integer)):
+            return self._ids[index]
+        if hasattr(index, "detach"):  # a torch tensor (numpy reads a one-element one as an integer)
+            index = index.detach().cpu().numpy()
+        if isinstance(index, np.ndarray) and index.ndim == 0:
+            return self._ids[index.item()]
+        return ElementIds(self._ids[index])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._ids if dtype is None else self._ids.astype(dtype)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ElementIds) and len(self) == len(other) and bool((self._ids == other._ids).all())
+
+    def __repr__(self) -> str:
+        return f"ElementIds({len(self._ids)})"
+
+    def tolist(self) -> List[str]:
+        return self._ids.tolist()
+
+    def numpy(self) -> np.ndarray:
+        return self._ids
 
 
 class Adjacency(NamedTuple):
@@ -102,9 +138,9 @@ class _Index:
 
 
 def _index(export: "Export", group_by: Union[None, str, Sequence[str]] = None,
-           relationship_types: Optional[Iterable[str]] = None) -> _Index:
+           relationship_types: Optional[Iterable[str]] = None, separator: str = LABEL_SEPARATOR) -> _Index:
     nodes, rels = export.nodes, export.relationships
-    type_names, node_type = _node_types(nodes.column("labels"), group_by)
+    type_names, node_type = _node_types(nodes.column("labels"), group_by, separator)
     ids = _int64(nodes.column("id"))
     by_id = np.argsort(ids, kind="stable")
     sorted_ids = ids[by_id]
@@ -183,9 +219,11 @@ def _dictionary_codes(column: pa.ChunkedArray) -> Tuple[List[str], np.ndarray]:
     return ordered, rank[codes]
 
 
-def _node_types(labels: pa.ChunkedArray, group_by: Union[None, str, Sequence[str]]) -> Tuple[List[str], np.ndarray]:
-    """Each node's type: its label set's name (labels sorted, joined by ``:``), or with ``group_by`` the first label
-    of that list it carries (nodes with none of them keep their label set's name). Types sorted by name."""
+def _node_types(labels: pa.ChunkedArray, group_by: Union[None, str, Sequence[str]],
+                separator: str) -> Tuple[List[str], np.ndarray]:
+    """Each node's type: its label set's name (labels sorted, joined by ``separator``), or with ``group_by`` the
+    first label of that list it carries (nodes with none of them keep their label set's name). Types sorted by
+    name. Two label sets with one name (``A_B`` and ``A``, ``B``) raise ValueError: they would merge silently."""
     names: Dict[str, int] = {}
     parents, codes, offset = [], [], 0
     for chunk in labels.chunks:
@@ -211,11 +249,15 @@ def _node_types(labels: pa.ChunkedArray, group_by: Union[None, str, Sequence[str
     label_names = list(names)
     priority = [group_by] if isinstance(group_by, str) else list(group_by or [])
     type_of_set = []
+    named: Dict[str, Tuple[str, ...]] = {}
     for bits in sets:
         members = [label_names[i] for i in range(len(label_names)) if int(bits[i // 64]) >> (i % 64) & 1]
         chosen = next((label for label in priority if label in members), None)
-        type_of_set.append(chosen if chosen is not None else
-                           LABEL_SEPARATOR.join(sorted(members)) if members else NO_LABELS)
+        name = chosen if chosen is not None else separator.join(sorted(members)) if members else NO_LABELS
+        if chosen is None and named.setdefault(name, tuple(sorted(members))) != tuple(sorted(members)):
+            raise ValueError(f"the label sets {list(named[name])} and {sorted(members)} are both named {name!r}: "
+                             "pass another separator (separator=':')")
+        type_of_set.append(name)
     type_names = sorted(set(type_of_set))
     lut = np.array([type_names.index(t) for t in type_of_set] or [0], dtype=np.int64)
     return type_names, lut[which] if n else np.zeros(0, np.int64)
@@ -419,7 +461,7 @@ def _attribute_name(key: str, reserved: frozenset) -> str:
 
 
 def _element_ids(table: pa.Table, rows: np.ndarray) -> ElementIds:
-    return table.column("element_id").take(pa.array(rows)).to_numpy(zero_copy_only=False).view(ElementIds)
+    return ElementIds(table.column("element_id").take(pa.array(rows)).to_numpy(zero_copy_only=False))
 
 
 def _stack(arrays: Iterable[np.ndarray], n: int) -> Optional[np.ndarray]:
@@ -434,15 +476,17 @@ def _stack(arrays: Iterable[np.ndarray], n: int) -> Optional[np.ndarray]:
 
 def to_pyg(export: "Export", *, group_by: Union[None, str, Sequence[str]] = None,
            features: Optional[Features] = None, homogeneous: bool = False,
-           relationship_types: Optional[Iterable[str]] = None) -> Any:
+           relationship_types: Optional[Iterable[str]] = None, separator: str = LABEL_SEPARATOR) -> Any:
     """The export as ``torch_geometric.data.HeteroData`` (or ``Data`` with ``homogeneous=True``).
 
-    **Node types.** One per label set, named by its labels sorted and joined by ``:`` (``Object``, ``Extra:Object``;
-    nodes without labels: ``"(no labels)"``). ``group_by`` (a label, or a list of them in priority order) groups by
-    one label instead: a node goes to the first of those labels it carries; a node with none of them keeps its label
-    set's type. Types are sorted by name. Within a type, nodes are indexed 0 .. n-1 in ascending numeric id; each
-    node store has ``num_nodes`` and ``element_id`` (a numpy object array: the element id of the node at each index,
-    to write predictions back; numpy, so PyG's loaders and ``subgraph`` slice it along with the tensors).
+    **Node types.** One per label set, named by its labels sorted and joined by ``separator`` (default ``_``:
+    ``Object``, ``Extra_Object``; PyG's ``to_hetero`` warns about names that are not Python identifiers; nodes
+    without labels: ``_unlabelled``; two label sets with one name raise ``ValueError``). ``group_by`` (a label, or a
+    list of them in priority order) groups by one label instead: a node goes to the first of those labels it
+    carries; a node with none of them keeps its label set's type. Types are sorted by name. Within a type, nodes are
+    indexed 0 .. n-1 in ascending numeric id; each node store has ``num_nodes`` and ``element_id``
+    (:class:`ElementIds`: the element id at each index, to write predictions back; a lookup table that PyG's
+    transforms and loaders leave alone, so a mini-batch maps back through its ``n_id``).
 
     **Edge types.** One per (source node type, relationship type, target node type), sorted; edges in ascending
     relationship id. Each edge store has ``edge_index`` (int64, 2 x E, indices of the node types' stores) and
@@ -490,7 +534,7 @@ def to_pyg(export: "Export", *, group_by: Union[None, str, Sequence[str]] = None
     import torch
     from torch_geometric.data import Data, HeteroData
 
-    index = _index(export, group_by, relationship_types)
+    index = _index(export, group_by, relationship_types, separator)
     nodes, rels = export.nodes, export.relationships
     node_rows = [index.nodes_of(t) for t in range(len(index.node_types))]
     edge_rows = [index.edges_of(e) for e in range(len(index.edge_types))]
@@ -549,8 +593,8 @@ def to_pyg(export: "Export", *, group_by: Union[None, str, Sequence[str]] = None
     return data
 
 
-def to_scipy(export: "Export", *, weight: Optional[str] = None,
-             relationship_types: Optional[Iterable[str]] = None) -> Adjacency:
+def to_scipy(export: "Export", *, weight: Optional[str] = None, relationship_types: Optional[Iterable[str]] = None,
+             separator: str = LABEL_SEPARATOR) -> Adjacency:
     """The export's adjacency as a ``scipy.sparse.csr_array`` (n x n, row = source, column = target) with the
     element id of the node at each index (:class:`Adjacency`; unpacks as ``matrix, element_id = ...``).
 
@@ -562,7 +606,7 @@ def to_scipy(export: "Export", *, weight: Optional[str] = None,
     """
     import scipy.sparse
 
-    index = _index(export, None, relationship_types)
+    index = _index(export, None, relationship_types, separator)
     n = export.nodes.num_rows
     if weight is None:
         values = np.ones(len(index.source), dtype=np.int64)
