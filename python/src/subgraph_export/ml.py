@@ -409,15 +409,21 @@ def _property_array(sources: List[_Column], rows: np.ndarray, position: np.ndarr
 
 
 def _numpy(values: Union[pa.Array, pa.ChunkedArray], dtype: str) -> np.ndarray:
-    """Arrow values without nulls as a writable numpy array of ``dtype``: the buffer Arrow made (the reordering
-    ``take``) when it has that dtype, else one conversion. Arrow lends its buffers read-only, and a tensor on a
-    read-only buffer must not be written to (``x.nan_to_num_()``): those few are copied."""
+    """Arrow values without nulls, made by this module (a ``take``, never the export's own buffers), as a writable
+    numpy array of ``dtype``: on Arrow's buffer itself where it has that dtype (numpy's view of it is read-only, and
+    a tensor must take ``x.nan_to_num_()``: the buffer is mutable and ours, so it is mapped writable), else one
+    conversion."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
     array = values.to_numpy(zero_copy_only=False)
     if array.dtype != np.dtype(dtype):
         return array.astype(dtype)
-    return array if array.flags.writeable else array.copy()
+    if array.flags.writeable:
+        return array
+    data = values.buffers()[1]
+    if data is not None and data.is_mutable and array.dtype.kind != "b":
+        return np.frombuffer(data, dtype=array.dtype, count=len(values), offset=values.offset * array.itemsize)
+    return array.copy()
 
 
 def _attributes(table: pa.Table, fixed: Sequence[str], index_rows: Sequence[np.ndarray], names: Sequence[Any],
