@@ -65,52 +65,62 @@ class ElementIds:
     ``i``; an index tensor or array, a slice or a boolean mask gives an ``ElementIds`` of those. ``tolist()``,
     ``numpy()`` (an object array), ``len``, iteration.
 
-    A lookup table, not a per-node feature: PyG's transforms and loaders leave it as it is (it is neither a tensor
-    nor a list), so ``ToUndirected`` and ``RandomLinkSplit`` work, and a mini-batch maps back through its ``n_id``
-    / ``e_id`` (``data['Object'].element_id[batch['Object'].n_id]``)."""
+    The strings are made when asked for: this holds the export's ``element_id`` column and the row of each index
+    (8 bytes an entity, no Python string per entity until then). A lookup table, not a per-node feature: PyG's
+    transforms and loaders leave it as it is (it is neither a tensor nor a list), so ``ToUndirected`` and
+    ``RandomLinkSplit`` work, and a mini-batch maps back through its ``n_id`` / ``e_id``
+    (``data['Object'].element_id[batch['Object'].n_id]``)."""
 
-    __slots__ = ("_ids",)
+    __slots__ = ("_column", "_rows")
 
-    def __init__(self, ids: np.ndarray) -> None:
-        self._ids = ids
+    def __init__(self, column: pa.ChunkedArray, rows: np.ndarray) -> None:
+        self._column = column
+        self._rows = rows
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return len(self._rows)
 
     def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, (int, np.integer)):
-            return self._ids[index]
         if hasattr(index, "detach"):  # a torch tensor (numpy reads a one-element one as an integer)
             index = index.detach().cpu().numpy()
         if isinstance(index, np.ndarray) and index.ndim == 0:
-            return self._ids[index.item()]
-        return ElementIds(self._ids[index])
+            index = index.item()
+        if isinstance(index, (int, np.integer)):
+            return self._column[int(self._rows[index])].as_py()
+        return ElementIds(self._column, self._rows[index])
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._ids)
+        return iter(self.tolist())
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self._ids if dtype is None else self._ids.astype(dtype)
+        return self.numpy() if dtype is None else self.numpy().astype(dtype)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ElementIds) and len(self) == len(other) and bool((self._ids == other._ids).all())
+        return isinstance(other, ElementIds) and self.tolist() == other.tolist()
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"ElementIds({len(self._ids)})"
+        return f"ElementIds({len(self._rows)})"
+
+    def arrow(self) -> pa.Array:
+        """The element ids as a pyarrow string array (one ``take``)."""
+        return self._column.take(pa.array(self._rows)).combine_chunks()
 
     def tolist(self) -> List[str]:
-        return self._ids.tolist()
+        return self.arrow().to_pylist()
 
     def numpy(self) -> np.ndarray:
-        return self._ids
+        """A numpy object array of ``str``."""
+        return self.arrow().to_numpy(zero_copy_only=False)
 
 
 class Adjacency(NamedTuple):
     """What :func:`to_scipy` returns: ``matrix`` (``scipy.sparse.csr_array``, n x n: row = source, column = target)
-    and ``element_id`` (numpy object array: the element id of the node at each index)."""
+    and ``element_id`` (:class:`ElementIds`: the element id of the node at each index)."""
 
     matrix: Any
-    element_id: np.ndarray
+    element_id: ElementIds
 
 
 # ---- the index: node types, node order, edge types, edge order --------------------------------------------------
@@ -137,54 +147,94 @@ class _Index:
         return self.edge_order[self.edge_starts[e]:self.edge_starts[e + 1]]
 
 
+class _Lookup:
+    """Rows of a table by numeric id: ``by_id`` (the rows in ascending id order) and :meth:`rows` (the row of each
+    id asked, -1 where none). Ids of one database are dense (0 .. a little over the count): a table indexed by id
+    (a counting sort, no comparison sort) where the ids span at most 8 times their number, else a sort and binary
+    searches."""
+
+    def __init__(self, ids: np.ndarray, what: str) -> None:
+        n = len(ids)
+        self._low = int(ids.min()) if n else 0
+        span = int(ids.max()) - self._low + 1 if n else 0
+        self._table: Optional[np.ndarray] = None
+        if span <= 8 * n + 1024:
+            table = np.full(span, -1, dtype=np.int64)
+            table[ids - self._low] = np.arange(n, dtype=np.int64)
+            self.by_id = table[table >= 0]
+            self._table = table
+            duplicated = len(self.by_id) != n
+        else:
+            self.by_id = np.argsort(ids, kind="stable")
+            self._sorted = ids[self.by_id]
+            duplicated = bool(np.any(self._sorted[1:] == self._sorted[:-1]))
+        if duplicated:
+            counts = np.unique(ids, return_counts=True)
+            raise ValueError(f"{what}{counts[0][counts[1] > 1][0]} is there more than once")
+
+    def rows(self, ids: np.ndarray) -> np.ndarray:
+        if self._table is not None:
+            at = ids - self._low
+            inside = (at >= 0) & (at < len(self._table))
+            out = np.full(len(ids), -1, dtype=np.int64)
+            out[inside] = self._table[at[inside]]
+            return out
+        at = np.minimum(np.searchsorted(self._sorted, ids), max(len(self._sorted) - 1, 0))
+        found = self._sorted[at] == ids if len(self._sorted) else np.zeros(len(ids), bool)
+        return np.where(found, self.by_id[at] if len(self.by_id) else at, -1)
+
+
+def _grouped(by_id: np.ndarray, code: np.ndarray, n_codes: int) -> np.ndarray:
+    """``by_id`` (rows in id order) regrouped by ``code`` (stable: in id order within a code); numpy's stable sort is
+    a radix sort for 16-bit keys."""
+    key = code[by_id].astype(np.int16 if n_codes < 2 ** 15 else np.int64)
+    return by_id[np.argsort(key, kind="stable")]
+
+
 def _index(export: "Export", group_by: Union[None, str, Sequence[str]] = None,
            relationship_types: Optional[Iterable[str]] = None, separator: str = LABEL_SEPARATOR) -> _Index:
     nodes, rels = export.nodes, export.relationships
     type_names, node_type = _node_types(nodes.column("labels"), group_by, separator)
     ids = _int64(nodes.column("id"))
-    by_id = np.argsort(ids, kind="stable")
-    sorted_ids = ids[by_id]
-    if len(sorted_ids) > 1 and np.any(sorted_ids[1:] == sorted_ids[:-1]):
-        duplicate = sorted_ids[1:][sorted_ids[1:] == sorted_ids[:-1]][0]
-        raise ValueError(f"node {export.header.node_id_prefix}{duplicate} is in export.nodes more than once")
-    node_order = by_id[np.argsort(node_type[by_id], kind="stable")]
+    lookup = _Lookup(ids, "export.nodes: node " + export.header.node_id_prefix)
+    node_order = _grouped(lookup.by_id, node_type, len(type_names))
     node_starts = _starts(node_type, len(type_names))
     position = np.empty(len(ids), dtype=np.int64)
     position[node_order] = np.arange(len(ids), dtype=np.int64)
 
     rel_type_names, rel_type = _dictionary_codes(rels.column("type"))
-    keep = None
+    rows = None
     if relationship_types is not None:
         wanted = set(relationship_types)
-        keep = np.isin(rel_type, [i for i, n in enumerate(rel_type_names) if n in wanted])
-    rows = np.arange(rels.num_rows, dtype=np.int64) if keep is None else np.flatnonzero(keep)
+        rows = np.flatnonzero(np.isin(rel_type, [i for i, n in enumerate(rel_type_names) if n in wanted]))
+    rel_ids = _int64(rels.column("id"))
+    if rows is not None:
+        rel_ids, rel_type = rel_ids[rows], rel_type[rows]
     ends = []
     for column in ("source", "target"):
-        wanted_ids = _int64(rels.column(column))[rows]
-        at = np.searchsorted(sorted_ids, wanted_ids)
-        found = at < len(sorted_ids)
-        found[found] = sorted_ids[at[found]] == wanted_ids[found]
-        if not found.all():
-            missing = wanted_ids[~found][0]
-            raise ValueError(f"relationship {export.header.relationship_id_prefix}"
-                             f"{_int64(rels.column('id'))[rows][~found][0]}: its {column} node "
-                             f"{export.header.node_id_prefix}{missing} is not in export.nodes")
-        ends.append(by_id[at])  # row of export.nodes
-    src_type, dst_type = node_type[ends[0]], node_type[ends[1]]
+        end_ids = _int64(rels.column(column))
+        found = lookup.rows(end_ids if rows is None else end_ids[rows])  # row of export.nodes
+        if found.size and found.min() < 0:
+            j = int(np.argmax(found < 0))
+            raise ValueError(f"relationship {export.header.relationship_id_prefix}{rel_ids[j]}: its {column} node "
+                             f"{export.header.node_id_prefix}{(end_ids if rows is None else end_ids[rows])[j]} is "
+                             "not in export.nodes")
+        ends.append(found)
     n_types, n_rel = len(type_names), max(len(rel_type_names), 1)
-    code = (src_type.astype(np.int64) * n_rel + rel_type[rows]) * n_types + dst_type
-    codes, edge_code = np.unique(code, return_inverse=True)  # sorted by (source type, relationship type, target)
+    code = (node_type[ends[0]] * n_rel + rel_type) * n_types + node_type[ends[1]]
+    encoded = pa.array(code).dictionary_encode()  # hashing: the few distinct edge types, no sort of E codes
+    codes = encoded.dictionary.to_numpy()
     edge_types = [(type_names[c // n_rel // n_types], rel_type_names[c // n_types % n_rel], type_names[c % n_types])
                   for c in codes.tolist()]
     by_name = sorted(range(len(edge_types)), key=lambda i: edge_types[i])
     rank = np.empty(len(edge_types), dtype=np.int64)
     rank[by_name] = np.arange(len(edge_types))
     edge_types = [edge_types[i] for i in by_name]
-    edge_code = rank[edge_code.reshape(-1)] if len(edge_types) else edge_code.reshape(-1).astype(np.int64)
-    rel_ids = _int64(rels.column("id"))[rows]
-    within = np.argsort(rel_ids, kind="stable")
-    local_order = within[np.argsort(edge_code[within], kind="stable")]
-    return _Index(type_names, node_type, node_order, node_starts, edge_types, rows[local_order],
+    edge_code = rank[encoded.indices.to_numpy()] if len(edge_types) else np.zeros(0, np.int64)
+    local_order = _grouped(_Lookup(rel_ids, "export.relationships: " + export.header.relationship_id_prefix).by_id,
+                           edge_code, len(edge_types))
+    edge_order = local_order if rows is None else rows[local_order]
+    return _Index(type_names, node_type, node_order, node_starts, edge_types, edge_order,
                   _starts(edge_code, len(edge_types)), position[ends[0][local_order]],
                   position[ends[1][local_order]])
 
@@ -276,7 +326,7 @@ class _Column:
     column: Optional[pa.ChunkedArray] = None
     extra_rows: Optional[np.ndarray] = None
     extra_values: Optional[List[Any]] = None
-    valid: Optional[np.ndarray] = None  # per row of the table: has a value here (computed once, when first needed)
+    groups: Optional[np.ndarray] = None  # per group of rows (type): whether any of its rows has a value here
 
 
 def _columns(table: pa.Table, fixed: Sequence[str]) -> Dict[str, List[_Column]]:
@@ -345,23 +395,25 @@ def _promote(dtypes: Sequence[str], missing: bool) -> str:
     return "float32" if small else "float64"
 
 
-def _property_array(sources: List[_Column], rows: np.ndarray, position: np.ndarray) -> Optional[np.ndarray]:
+def _property_array(sources: List[_Column], rows: np.ndarray, position: np.ndarray,
+                    group: Optional[int] = None) -> Optional[np.ndarray]:
     """The values of one key for the table rows ``rows`` (in that order) as one numpy array, or None if the key is
     not a tensor here (no numeric value, a non-numeric kind mixed with lists, arrays of several lengths).
 
-    ``position`` maps a table row to its place in ``rows`` (-1 elsewhere). Rows without a numeric value (the key
-    missing, or holding a string there) are NaN, the array then float."""
+    ``position`` maps a table row to its place in ``rows`` (-1 elsewhere); ``group`` is the rows' position in the
+    sources' ``groups``, where known. Rows without a numeric value (the key missing, or holding a string there) are
+    NaN, the array then float."""
     n = len(rows)
     present = []
     for s in sources:
         if s.kind == "other":  # a string, date, ... where a number would be: NaN there, as a missing value
             continue
         if s.column is not None:
-            if s.valid is None:
-                s.valid = s.column.is_valid().to_numpy(zero_copy_only=False)
-            if not s.valid[rows].any():  # the key is not on these rows: nothing to take
-                continue
-            present.append((s, s.column.take(pa.array(rows)), None))
+            if group is not None and s.groups is not None and not s.groups[group]:
+                continue  # the key is not on these rows: nothing to take
+            taken = s.column.take(pa.array(rows))
+            if taken.null_count < len(taken):
+                present.append((s, taken, None))
         else:
             at = position[s.extra_rows]
             keep = at >= 0
@@ -431,13 +483,21 @@ def _attributes(table: pa.Table, fixed: Sequence[str], index_rows: Sequence[np.n
     """Per group of rows (a node or edge type): its tensor-able properties by key, in column order, and the keys
     ``x`` (``edge_attr``) stacks: those ``features`` names for the type, else all."""
     by_key = _columns(table, fixed)
+    group_of_row = np.full(table.num_rows, len(index_rows), dtype=np.int64)  # len: rows in no group
+    for g, rows in enumerate(index_rows):
+        group_of_row[rows] = g
+    for sources in by_key.values():
+        for s in sources:
+            if s.column is not None and s.kind != "other":  # which groups hold the key: one pass over the validity
+                valid = s.column.is_valid().to_numpy(zero_copy_only=False)
+                s.groups = np.bincount(group_of_row[valid], minlength=len(index_rows) + 1) > 0
     position = np.full(table.num_rows, -1, dtype=np.int64)
     out = []
-    for rows, name in zip(index_rows, names):
+    for g, (rows, name) in enumerate(zip(index_rows, names)):
         position[rows] = np.arange(len(rows))
         arrays: Dict[str, np.ndarray] = {}
         for key, sources in by_key.items():
-            array = _property_array(sources, rows, position) if len(rows) else None
+            array = _property_array(sources, rows, position, g) if len(rows) else None
             if array is not None:
                 arrays[key] = array
         position[rows] = -1
@@ -467,7 +527,7 @@ def _attribute_name(key: str, reserved: frozenset) -> str:
 
 
 def _element_ids(table: pa.Table, rows: np.ndarray) -> ElementIds:
-    return ElementIds(table.column("element_id").take(pa.array(rows)).to_numpy(zero_copy_only=False))
+    return ElementIds(table.column("element_id"), rows)
 
 
 def _stack(arrays: Iterable[np.ndarray], n: int) -> Optional[np.ndarray]:
