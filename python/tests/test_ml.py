@@ -132,7 +132,8 @@ def test_features_pick_keys_per_type(fixture):
     assert o.x[:, 0].tolist()[0] == o.double.float()[0].item() and o.x[0, 2:].isnan().all()
     assert o.x[1, 2:].tolist() == o.ints[1].float().tolist() and o.x[:, 1].tolist()[0] == 1.0
     assert "edge_attr" not in data["Object", "CHILDREN", "Object_Thing"]
-    assert data["Object_Thing", "LINKS", "Thing_Ünïcödé 🏷"].ints.tolist() == [[7]], "types not named keep every key"
+    links = data["Object_Thing", "LINKS", "Thing_Ünïcödé 🏷"]
+    assert links.ints.tolist() == [[7]] and links.edge_attr.tolist() == [[7.0]], "types not named stack every key"
     with pytest.raises(ValueError, match="'string'"):
         fixture.to_pyg(features={"Object": ["string"]})
 
