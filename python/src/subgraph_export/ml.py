@@ -589,9 +589,11 @@ def to_pyg(export: "Export", *, group_by: Union[None, str, Sequence[str]] = None
     or ``batch``: a property named so (the demo's ``PROPERTY.index``) would be shifted there; loaders that sample
     one graph (``NeighborLoader``) leave it alone.
 
-    **Memory and copies.** Tensors are made with ``torch.from_numpy`` from the arrays reordered by index (one copy of
-    each column, the reordering itself); ids and edge indices are int64 throughout. Peak memory is about the tensors
-    made plus the id columns.
+    **Memory and copies.** Tensors are made with ``torch.from_numpy`` on the buffers of Arrow's ``take`` that puts
+    them in index order (one copy of each column: the reordering itself); ids and edge indices are int64 throughout.
+    Besides the tensors, the index takes a few int64 arrays of one entry per node and relationship while it is
+    built. On the founding-size demo graph (583,125 nodes, 583,124 relationships): 47 MB of tensors, the process
+    grew by 114 MB (the export's own tables: 255 MB).
 
     Depends only on ``export.nodes``, ``export.relationships`` and ``export.header`` (see the module's docstring),
     not on row order, batches or groups: it works unchanged on a partitioned export. Raises ``ValueError`` if a
