@@ -189,3 +189,12 @@ def test_a_separator_and_names_that_would_merge(fixture):
     with pytest.raises(ValueError, match="both named 'A_B'"):
         export.to_pyg()
     assert export.to_pyg(separator=":").node_types == ["A:B", "A_B"]
+
+
+def test_an_empty_export(fixture):
+    empty = sx.Export(fixture.header, fixture.summary, fixture.nodes.slice(0, 0), fixture.relationships.slice(0, 0))
+    data = empty.to_pyg()
+    assert data.node_types == [] and data.edge_types == []
+    assert empty.to_pyg(homogeneous=True).num_nodes == 0
+    matrix, element_id = empty.to_scipy()
+    assert matrix.shape == (0, 0) and len(element_id) == 0
