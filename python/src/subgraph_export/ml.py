@@ -175,6 +175,8 @@ class _Lookup:
     def rows(self, ids: np.ndarray) -> np.ndarray:
         if self._table is not None:
             at = ids - self._low
+            if len(at) and at.min() >= 0 and at.max() < len(self._table):
+                return self._table[at]  # every id within the table's span: one gather
             inside = (at >= 0) & (at < len(self._table))
             out = np.full(len(ids), -1, dtype=np.int64)
             out[inside] = self._table[at[inside]]
@@ -289,7 +291,11 @@ def _node_types(labels: pa.ChunkedArray, group_by: Union[None, str, Sequence[str
     code = np.concatenate(codes) if codes else np.zeros(0, np.int64)
     words = max(1, -(-len(names) // 64))
     mask = np.zeros((n, words), dtype=np.uint64)
-    np.bitwise_or.at(mask, (parent, code // 64), np.left_shift(np.uint64(1), (code % 64).astype(np.uint64)))
+    bits = np.left_shift(np.uint64(1), (code % 64).astype(np.uint64))
+    if words == 1 and len(parent) == n and (n == 0 or (parent[0] == 0 and np.all(np.diff(parent) == 1))):
+        mask[:, 0] = bits  # one label per node, the common case: no scatter
+    else:
+        np.bitwise_or.at(mask, (parent, code // 64), bits)
     if words == 1:
         encoded = pa.array(mask[:, 0]).dictionary_encode()
         sets, which = encoded.dictionary.to_numpy().reshape(-1, 1), encoded.indices.to_numpy().astype(np.int64)
@@ -488,9 +494,8 @@ def _attributes(table: pa.Table, fixed: Sequence[str], index_rows: Sequence[np.n
         group_of_row[rows] = g
     for sources in by_key.values():
         for s in sources:
-            if s.column is not None and s.kind != "other":  # which groups hold the key: one pass over the validity
-                valid = s.column.is_valid().to_numpy(zero_copy_only=False)
-                s.groups = np.bincount(group_of_row[valid], minlength=len(index_rows) + 1) > 0
+            if s.column is not None and s.kind != "other":
+                s.groups = _groups_holding(s.column, group_of_row, len(index_rows) + 1)
     position = np.full(table.num_rows, -1, dtype=np.int64)
     out = []
     for g, (rows, name) in enumerate(zip(index_rows, names)):
@@ -508,6 +513,26 @@ def _attributes(table: pa.Table, fixed: Sequence[str], index_rows: Sequence[np.n
                                  f"of {key!r}")
         out.append((arrays, list(arrays) if wanted is None else wanted))
     return out
+
+
+def _groups_holding(column: pa.ChunkedArray, group_of_row: np.ndarray, n_groups: int) -> np.ndarray:
+    """Which groups of rows have a value in ``column``, chunk by chunk: a chunk of nulls only (a label set without
+    the key: most chunks of most columns) is skipped on its null count, a chunk whose rows are all in one group
+    costs a min and a max."""
+    held = np.zeros(n_groups, dtype=bool)
+    start = 0
+    for chunk in column.chunks:
+        end = start + len(chunk)
+        if chunk.null_count < len(chunk):
+            groups = group_of_row[start:end]
+            low, high = groups.min(), groups.max()
+            if low == high:
+                held[low] = True
+            else:
+                valid = chunk.is_valid().to_numpy(zero_copy_only=False)
+                held[np.unique(groups[valid])] = True
+        start = end
+    return held
 
 
 def _wanted(features: Optional[Features], name: Any, is_edge: bool) -> Optional[List[str]]:
