@@ -29,17 +29,41 @@ def test_pyarrow_reads_the_fixture_with_no_project_code(golden):
     assert rows == 16, "each group holds its own rows only"
 
 
+STATE = "3f1c2d4e-0000-4000-8000-00000000abcd:42"  # FixtureStream.STATE
+
+
+def test_unlabelled_nodes_of_the_first_batch_have_a_group_named_like_the_catch_all(golden):
+    # wire-format.md 7.1: group names are not identifiers; readers go by position, kind metadata and the labels column
+    table = pa.ipc.open_stream((golden / "fixture.arrow").read_bytes()).read_all()
+    union = table.schema.field(0).type
+    groups = [union.field(i).name for i in range(union.num_fields)]
+    assert [i for i, name in enumerate(groups) if name == "node"] == [0, 5]
+    chunk = next(c for c in table.column(0).chunks if len(c))
+    assert len(chunk.field(0)) == 0, "the catch-all holds nothing: every label set came in the first batch"
+    assert chunk.field(5).field("labels").to_pylist() == [[]] and chunk.field(5).field("id").to_pylist() == [14]
+
+
+def test_a_stream_that_stops_after_the_closing_batch_without_the_end_of_stream_marker_is_complete(golden):
+    data = (golden / "fixture.arrow").read_bytes()
+    assert data[-8:] == b"\xff\xff\xff\xff\x00\x00\x00\x00", "the end-of-stream marker"
+    export = sx.read_stream(io.BytesIO(data[:-8]))  # wire-format.md 7.4: the closing batch makes it complete
+    assert export.summary == sx.Summary(8, 8, False, STATE)
+    assert export.nodes.num_rows == 8 and export.relationships.num_rows == 8
+
+
 def test_every_value_of_the_fixture_equals_the_json_golden_file(golden):
     export = sx.read_stream(io.BytesIO((golden / "fixture.arrow").read_bytes()))
     expected = from_json(json.loads((golden / "fixture.json").read_bytes()))
-    assert export.summary == sx.Summary(8, 8, False)
+    assert export.summary == sx.Summary(8, 8, False, STATE)
+    assert (export.header.version, export.header.state, export.header.partition, export.header.partitions) == (
+        2, STATE, 0, 1)
     assert_same_graph(from_export(export), expected)
     assert export.nodes.column("extra_properties").null_count == 8, "every fixture value has its column"
 
 
 def test_values_no_column_can_hold_go_to_extra_properties_exactly(golden):
     export = sx.read_stream(io.BytesIO((golden / "arrow-fallback.arrow").read_bytes()))
-    assert export.summary == sx.Summary(10, 2, True)
+    assert export.summary == sx.Summary(10, 2, True, STATE)
     nodes, rels = from_export(export)
     prefix = export.header.node_id_prefix
     assert nodes[prefix + "0"][1] == {"key1": ("long", 0), "key2": ("date", 19782)}

@@ -62,22 +62,29 @@ class TruncatedStreamError(ExportError):
 
 @dataclass(frozen=True)
 class Header:
-    """What the stream starts with (the schema's metadata)."""
+    """What the stream starts with (the schema's metadata). ``state`` is the store state the export read (the
+    ``Subgraph-Export-State`` token; empty in a version 1 stream); ``partition`` of ``partitions`` says which share
+    of a partitioned export the stream carries (0 of 1: the whole export)."""
 
     database: str
     root: str
     node_id_prefix: str
     relationship_id_prefix: str
     version: int
+    state: str = ""
+    partition: int = 0
+    partitions: int = 1
 
 
 @dataclass(frozen=True)
 class Summary:
-    """The end record: counts written by the server, and whether a limit cut the subgraph short."""
+    """The end record: counts written by the server, whether a limit cut the subgraph short, and the store state
+    when the stream ended (equal to the header's: no commit happened while the export read; empty in version 1)."""
 
     nodes: int
     relationships: int
     truncated: bool
+    state: str = ""
 
 
 class ExportStream:
@@ -100,7 +107,9 @@ class ExportStream:
         meta = {k.decode(): v.decode() for k, v in (self._reader.schema.metadata or {}).items()}
         try:
             self.header = Header(meta["subgraph.database"], meta["subgraph.root"], meta["subgraph.node_id_prefix"],
-                                 meta["subgraph.relationship_id_prefix"], int(meta["subgraph.version"]))
+                                 meta["subgraph.relationship_id_prefix"], int(meta["subgraph.version"]),
+                                 meta.get("subgraph.state", ""), int(meta.get("subgraph.partition", 0)),
+                                 int(meta.get("subgraph.partitions", 1)))
         except KeyError as e:
             body.close()
             raise TruncatedStreamError(f"the schema has no subgraph header metadata ({e})") from e
@@ -136,7 +145,8 @@ class ExportStream:
                 if record == "error":
                     raise ExportFailedError(meta[b"subgraph.code"].decode(), meta[b"subgraph.message"].decode())
                 self.summary = Summary(int(meta[b"subgraph.nodes"]), int(meta[b"subgraph.relationships"]),
-                                       meta[b"subgraph.truncated"] == b"true")
+                                       meta[b"subgraph.truncated"] == b"true",
+                                       meta.get(b"subgraph.state", b"").decode())
                 self._check_eos()
                 return
             self._rows += batch.num_rows

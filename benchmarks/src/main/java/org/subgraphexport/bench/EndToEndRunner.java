@@ -307,29 +307,29 @@ public final class EndToEndRunner {
             if (api == PeerHttpRow.Api.TX_JOLT_V2 && !o.joltV2()) continue;
             rows.add(new PeerHttpRow(api, DATABASE, root, PEER_QUERY, TX_ROW_QUERY));
         }
-        for (ExportRow.Endpoint endpoint : ExportRow.Endpoint.values()) {
+        for (ExtensionRow.Endpoint endpoint : ExtensionRow.Endpoint.values()) {
             for (Format format : Format.values()) {
                 if (format.clientDecodes()) {
-                    rows.add(new ExportRow(endpoint, format, root, PEER_QUERY));
+                    rows.add(new ExtensionRow(endpoint, format, root, PEER_QUERY));
                 }
             }
         }
         for (long link : LINKS) {
             if (link > 0) {  // the plain rows on the simulated link; on loopback they are the rows above
-                rows.add(ExportRow.traverse(Format.KRYO, null, link, root));
-                rows.add(ExportRow.traverse(Format.KRYO_LZF, null, link, root));
+                rows.add(ExtensionRow.traverse(Format.KRYO, null, link, root));
+                rows.add(ExtensionRow.traverse(Format.KRYO_LZF, null, link, root));
             }
-            rows.add(ExportRow.traverse(Format.KRYO, "zstd", link, root));
-            rows.add(ExportRow.traverse(Format.JSON, "zstd", link, root));
-            rows.add(ExportRow.traverse(Format.JSON, "gzip", link, root));
+            rows.add(ExtensionRow.traverse(Format.KRYO, "zstd", link, root));
+            rows.add(ExtensionRow.traverse(Format.JSON, "zstd", link, root));
+            rows.add(ExtensionRow.traverse(Format.JSON, "gzip", link, root));
         }
-        rows.add(ExportRow.traverse(Format.ARROW, ExportRow.Mode.BYTES, root));  // the Java client reads no arrow
+        rows.add(ExtensionRow.traverse(Format.ARROW, ExtensionRow.Mode.BYTES, root));  // the Java client reads no arrow
         for (Format format : Format.values()) {
-            if (format.clientDecodes()) rows.add(ExportRow.traverse(format, ExportRow.Mode.STREAM, root));
+            if (format.clientDecodes()) rows.add(ExtensionRow.traverse(format, ExtensionRow.Mode.STREAM, root));
         }
-        rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.BYTES, root));
-        rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.CACHED, root));
-        rows.add(ExportRow.traverse(Format.KRYO, ExportRow.Mode.NOT_MODIFIED, root));
+        rows.add(ExtensionRow.traverse(Format.KRYO, ExtensionRow.Mode.BYTES, root));
+        rows.add(ExtensionRow.traverse(Format.KRYO, ExtensionRow.Mode.CACHED, root));
+        rows.add(ExtensionRow.traverse(Format.KRYO, ExtensionRow.Mode.NOT_MODIFIED, root));
         rows.add(new WalkOnlyRow(root));
         rows.add(new FloorRow(false));
         rows.add(new FloorRow(true));

@@ -43,7 +43,7 @@ final class FloorRow implements Row {
         long start = System.nanoTime();
         Http.Body body = Http.get(endpoints.http().resolve("/floor/bytes"), "application/octet-stream");
         if (decode) {
-            Tally tally = ExportRow.decode(Format.KRYO, body, keepIds);
+            Tally tally = ExtensionRow.decode(Format.KRYO, body, keepIds);
             return new Outcome(body.count(), tally.nodes(), tally.relationships(), System.nanoTime() - start, tally);
         }
         try (body) {

@@ -15,9 +15,10 @@ import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
-import org.subgraphexport.bench.floor.WalkOnlyResource;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.encode.Encoders;
+import org.subgraphexport.read.ExportState;
+import org.subgraphexport.read.Partition;
 import org.subgraphexport.read.StoreState;
 import org.subgraphexport.read.SubgraphWalker;
 import org.subgraphexport.read.TraverseExport;
@@ -34,7 +35,8 @@ import org.subgraphexport.wire.GraphWriter;
  * scripts/probe [dataDir] [objects] [runs] [warmups] [threads] [modes]
  * </pre>
  * The export is the production one ({@link TraverseExport#run}); {@code threads}: comma-separated read-thread counts
- * ({@code server.subgraph_export.read_threads}), default {@code 1,2}.
+ * ({@code server.subgraph_export.read_threads}), default {@code 1,2}; {@code 1p8}: 8 partitions, read one after the
+ * other with 1 read thread each, their times and counts summed (the CPU a partitioned export costs in all).
  * {@code modes}: comma-separated {@code walk} (no output) or {@code walk+FORMAT} with a format's path segment;
  * default {@code walk,walk+kryo}. The demo graph is generated into {@code dataDir} (default {@code target-par/probe-db}) once
  * and reused; page cache 1 GiB.
@@ -82,7 +84,8 @@ public final class ParallelWalkProbe {
             List<Runnable> order = new ArrayList<>();
             for (String mode : modes) {
                 for (String v : variants) {
-                    int threads = Integer.parseInt(v);
+                    int threads = Integer.parseInt(v.split("p")[0]);
+                    int partitions = v.contains("p") ? Integer.parseInt(v.split("p")[1]) : 1;
                     String name = mode + " threads=" + v;
                     long[] times = new long[runs];
                     long[] cpu = new long[runs];
@@ -99,7 +102,7 @@ public final class ParallelWalkProbe {
                         long cpu0 = OS.getProcessCpuTime();
                         long own0 = THREADS.getCurrentThreadCpuTime();
                         long alloc0 = THREADS.getCurrentThreadAllocatedBytes();
-                        long t = once(db, rootElementId, spec, threads, writer(mode), expectNodes, expectRels);
+                        long t = once(db, rootElementId, spec, threads, partitions, writer(mode), expectNodes, expectRels);
                         if (run[0] >= 0) {
                             times[run[0]] = t;
                             cpu[run[0]] = OS.getProcessCpuTime() - cpu0;
@@ -137,7 +140,7 @@ public final class ParallelWalkProbe {
     /** The writer a mode names: nothing, or a format's. */
     private static Function<OutputStream, GraphWriter> writer(String mode) {
         if (mode.equals("walk")) {
-            return out -> new WalkOnlyResource.DiscardingWriter();
+            return out -> new DiscardingWriter();
         }
         Format format = mode.startsWith("walk+") ? Format.fromPathSegment(mode.substring("walk+".length())).orElse(null)
                 : null;
@@ -155,22 +158,32 @@ public final class ParallelWalkProbe {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
     }
 
-    private static long once(GraphDatabaseService db, String rootElementId, WalkSpec spec, int threads,
+    private static long once(GraphDatabaseService db, String rootElementId, WalkSpec spec, int threads, int partitions,
             Function<OutputStream, GraphWriter> writer, long expectNodes, long expectRels) {
-        try (Transaction tx = db.beginTx()) {
-            InternalTransaction itx = (InternalTransaction) tx;
-            long rootId = itx.elementIdMapper().nodeId(rootElementId);
-            GraphWriter out = writer.apply(OutputStream.nullOutputStream());
-            long start = System.nanoTime();
-            SubgraphWalker.Result result = TraverseExport.run(itx, rootId, spec, threads, out);
-            out.finish();
-            long t = System.nanoTime() - start;
-            if (result.nodes() != expectNodes || result.relationships() != expectRels) {
-                throw new IllegalStateException("walked " + result + ", expected " + expectNodes + "/" + expectRels);
+        long t = 0;
+        long nodes = 0;
+        long relationships = 0;
+        for (int p = 0; p < partitions; p++) {
+            try (Transaction tx = db.beginTx()) {
+                InternalTransaction itx = (InternalTransaction) tx;
+                long rootId = itx.elementIdMapper().nodeId(rootElementId);
+                GraphWriter out = writer.apply(OutputStream.nullOutputStream());
+                long start = System.nanoTime();
+                SubgraphWalker.Result result =
+                        TraverseExport.run(itx, rootId, spec, new Partition(partitions, p), threads,
+                                new ExportState(() -> "", null), out);
+                out.finish();
+                t += System.nanoTime() - start;
+                nodes += result.nodes();
+                relationships += result.relationships();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
             }
-            return t;
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
         }
+        if (nodes != expectNodes || relationships != expectRels) {
+            throw new IllegalStateException("walked " + nodes + "/" + relationships + ", expected " + expectNodes + "/"
+                    + expectRels);
+        }
+        return t;
     }
 }

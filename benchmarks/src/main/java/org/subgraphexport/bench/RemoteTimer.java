@@ -7,7 +7,7 @@ import org.subgraphexport.wire.Format;
 
 /**
  * Times the kryo traverse export of a server running in another process (the scaling run of
- * {@code scripts/bench-scaling-remote}) with the end-to-end runner's own row ({@link ExportRow}, the kryo traverse
+ * {@code scripts/bench-scaling-remote}) with the end-to-end runner's own row ({@link ExtensionRow}, the kryo traverse
  * with {@code Cache-Control: no-cache, no-store}, decoded by {@code ExportReader} and counted), but with
  * client and server in separate JVMs, so that neither pays for the other's heap, GC or JIT. Warm-up runs go on for
  * at least the given seconds (and at least two runs); then the timed runs, back to back: the steady state of a
@@ -26,7 +26,7 @@ public final class RemoteTimer {
             System.err.println("usage: RemoteTimer <server base URL> <root element id> [warm-up seconds] [runs]");
             System.exit(2);
         }
-        Row row = new ExportRow(ExportRow.Endpoint.TRAVERSE, Format.KRYO, args[1], null);
+        Row row = new ExtensionRow(ExtensionRow.Endpoint.TRAVERSE, Format.KRYO, args[1], null);
         Row.Endpoints server = new Row.Endpoints(URI.create(args[0]), null);
         long warmupNanos = (long) (Double.parseDouble(args.length > 2 ? args[2] : "15") * 1e9);
         int runs = Integer.parseInt(args.length > 3 ? args[3] : "7");

@@ -191,14 +191,14 @@ final class Results {
         }
         for (long link : EndToEndRunner.LINKS) {
             if (link == 0) continue;
-            String at = " @" + ExportRow.link(link);
+            String at = " @" + ExtensionRow.link(link);
             EndToEndRunner.Measured plain = t.row("traverse kryo" + at);
             EndToEndRunner.Measured fastest = t.rows().stream()
                     .filter(m -> m.problem() == null && m.row().name().endsWith(at) && m != plain)
                     .min(java.util.Comparator.comparingLong(EndToEndRunner.Measured::medianNanos)).orElse(null);
             if (plain != null && fastest != null) {
                 lines.add(String.format(Locale.ROOT, "At %s, plain kryo ÷ the fastest compressed row, *%s* "
-                                + "(target at 100 Mbit/s: at least 2×): %.3f s ÷ %.3f s = **%.2f×**", ExportRow.link(link),
+                                + "(target at 100 Mbit/s: at least 2×): %.3f s ÷ %.3f s = **%.2f×**", ExtensionRow.link(link),
                         fastest.row().name(), plain.medianNanos() / 1e9, fastest.medianNanos() / 1e9,
                         plain.medianNanos() / (double) fastest.medianNanos()));
             }

@@ -49,7 +49,7 @@ final class Scaling {
             try (BenchServer server = BenchServer.start(o.dataRoot(), objects, o.seed(), o.pageCache(), log)) {
                 String root = server.graph.rootElementId();
                 log.printf("%,d Objects: page cache warm-up %s%n", objects, EndToEndRunner.warmUp(server));
-                Row row = new ExportRow(ExportRow.Endpoint.TRAVERSE, Format.KRYO, root, null);
+                Row row = new ExtensionRow(ExtensionRow.Endpoint.TRAVERSE, Format.KRYO, root, null);
                 Row.Endpoints direct = new Row.Endpoints(server.http(), server.bolt());
                 Row.Outcome first = row.run(direct, false);
                 if (first.nodes() != server.graph.nodes() || first.relationships() != server.graph.relationships()) {

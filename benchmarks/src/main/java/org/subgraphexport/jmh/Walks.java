@@ -17,6 +17,7 @@ import org.neo4j.graphdb.Transaction;
 import org.neo4j.graphdb.traversal.Evaluators;
 import org.neo4j.graphdb.traversal.Uniqueness;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.subgraphexport.bench.DiscardingWriter;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.read.SubgraphWalker;
 
@@ -35,7 +36,7 @@ final class Walks {
     private Walks() {}
 
     /** The project's own walk: kernel cursors ({@link SubgraphWalker}), values passed unboxed. */
-    static void kernel(Transaction tx, long rootId, CountingGraphWriter out) throws IOException {
+    static void kernel(Transaction tx, long rootId, DiscardingWriter out) throws IOException {
         try (SubgraphWalker walker = new SubgraphWalker(((InternalTransaction) tx).kernelTransaction())) {
             walker.walk(rootId, DemoData.spec(), out);
         }

@@ -54,6 +54,9 @@ public interface ExportParser extends AutoCloseable {
      */
     Kind next(ExportHandler handler) throws IOException;
 
+    /** The end record, once {@link #next} has returned {@link Kind#END}; null before. */
+    ExportEnd end();
+
     /** Closes the input stream. */
     @Override
     void close() throws IOException;

@@ -2,9 +2,10 @@
  * The API of the subgraph-export Java client: everything an application uses to read an export, on Java 17 and
  * later.
  *
- * <p>{@link org.subgraphexport.client.ExportReader} opens a stream in any of the four formats (given, taken from
- * an HTTP response's Content-Type, or detected from the first bytes) and returns it record by record as
- * {@link org.subgraphexport.client.ExportRecord}s: the {@link org.subgraphexport.client.ExportHeader} (from
+ * <p>{@link org.subgraphexport.client.ExportReader} opens a stream in any of the four record formats, {@code arrow}
+ * aside (given, taken from an HTTP response's Content-Type, or detected from the first bytes) and returns it record
+ * by record as {@link org.subgraphexport.client.ExportRecord}s: the
+ * {@link org.subgraphexport.client.ExportHeader} (from
  * {@code header()}), {@link org.subgraphexport.client.ExportNode}s and
  * {@link org.subgraphexport.client.ExportRelationship}s, for the Cypher endpoint's rows streams an
  * {@link org.subgraphexport.client.ExportColumns} record and {@link org.subgraphexport.client.ExportRow}s, then the

@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.encode.FixtureStream;
 import org.subgraphexport.wire.Format;
@@ -64,7 +63,7 @@ public class DecoderFuzzTest {
     record Failure(long seed, String mutations, byte[] bytes, Throwable thrown, String problem) {}
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void mutatedStreamsDecodeOrFailCleanly(Format format) {
         int cases = Integer.getInteger("subgraphexport.fuzz.cases", DEFAULT_CASES);
         long baseSeed = Long.getLong("subgraphexport.fuzz.seed", DEFAULT_SEED);

@@ -22,7 +22,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.encode.FixtureStream;
@@ -102,7 +101,7 @@ class ErrorAnywhereTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void errorAfterACallThatThrew(Format format) throws IOException {
         FixtureStream fixture = FixtureStream.small();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -122,7 +121,7 @@ class ErrorAnywhereTest {
 
     /** A token lookup that fails (say, the transaction was terminated) inside a record. */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void errorAfterATokenLookupFailed(Format format) throws IOException {
         TokenNames failing = new TokenNames() {
             @Override
@@ -159,7 +158,7 @@ class ErrorAnywhereTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void errorBeforeTheHeaderIsAProgrammingError(Format format) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         GraphWriter w = Encoders.open(format, out);
@@ -170,7 +169,7 @@ class ErrorAnywhereTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void nothingAfterTheClosingRecord(Format format) throws IOException {
         GraphWriter w = Encoders.open(format, new ByteArrayOutputStream());
         w.header(FixtureStream.HEADER, RoundTripTest.names());
@@ -186,7 +185,7 @@ class ErrorAnywhereTest {
 
     /** The target never sees part of a record: what error() drops was never written. */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void aRecordReachesTheTargetOnlyWhenComplete(Format format) throws IOException {
         CountingStream target = new CountingStream();
         GraphWriter w = Encoders.open(format, target);
@@ -332,6 +331,6 @@ class ErrorAnywhereTest {
     }
 
     static {
-        assertEquals(64 * 1024, Wire.KRYO_BUFFER);
+        assertEquals(64 * 1024, Wire.HAND_OVER_BYTES);
     }
 }

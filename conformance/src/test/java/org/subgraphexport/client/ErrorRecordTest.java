@@ -10,7 +10,6 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.encode.FixtureStream;
 import org.subgraphexport.wire.Format;
@@ -19,7 +18,7 @@ import org.subgraphexport.wire.GraphWriter;
 /** The closing error record: the records before it are returned, then ExportFailedException. */
 class ErrorRecordTest {
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void errorRecordRaisesExportFailedAfterThePrecedingRecords(Format format) throws IOException {
         FixtureStream fixture = FixtureStream.small();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -42,7 +41,7 @@ class ErrorRecordTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void endRecordCountsAreChecked(Format format) throws IOException {
         FixtureStream fixture = FixtureStream.small();
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -49,7 +49,7 @@ class HostileInputTest {
     private static final java.time.Duration LIMIT = java.time.Duration.ofSeconds(30);
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void truncatedAtEveryOffsetOfTheCompactFixture(Format format) {
         byte[] bytes = FixtureStream.compact().bytes(format);
         assertTimeoutPreemptively(LIMIT, () -> {
@@ -60,7 +60,7 @@ class HostileInputTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void smallStreamTruncatedAtEveryOffsetReadOneByteAtATime(Format format) {
         byte[] bytes = FixtureStream.small().bytes(format);
         assertTimeoutPreemptively(LIMIT, () -> {
@@ -74,7 +74,7 @@ class HostileInputTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void fullFixtureTruncatedAtAStride(Format format) {
         byte[] bytes = FixtureStream.full().bytes(format);
         assertTimeoutPreemptively(LIMIT, () -> {
@@ -96,7 +96,7 @@ class HostileInputTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void garbage(Format format) {
         Random random = new Random(42);
         assertTimeoutPreemptively(LIMIT, () -> {
@@ -109,7 +109,7 @@ class HostileInputTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void garbageAfterAValidHeader(Format format) {
         byte[] header = headerOnly(format == Format.KRYO_LZF ? Format.KRYO : format);
         Random random = new Random(43);
@@ -124,7 +124,7 @@ class HostileInputTest {
 
     /** Random byte changes: the decoder returns a (different) subgraph or fails cleanly, nothing else. */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void mutatedStreams(Format format) {
         byte[] valid = FixtureStream.compact().bytes(format);
         Random random = new Random(44);
@@ -223,7 +223,7 @@ class HostileInputTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void badMagicOrVersion(Format format) {
         List<byte[]> streams = new ArrayList<>();
         switch (format) {
@@ -232,7 +232,7 @@ class HostileInputTest {
                 byte[] magic = valid.clone();
                 magic[2] = 'Y';
                 byte[] version = valid.clone();
-                version[3] = 2;
+                version[3] = 3;  // 1 and 2 are read
                 streams.add(magic);
                 streams.add(version);
                 streams.add(new byte[] {'S', 'G', 'X'});
@@ -245,10 +245,10 @@ class HostileInputTest {
                 }
             }
             case JSON, BSON -> {
-                String records = "[{\"record\":\"header\",\"version\":2,\"database\":\"d\",\"root\":\"\"},"
+                String records = "[{\"record\":\"header\",\"version\":3,\"database\":\"d\",\"root\":\"\"},"
                         + "{\"record\":\"end\",\"nodes\":0,\"relationships\":0,\"truncated\":false}]";
                 streams.add(encode(format, records));
-                streams.add(encode(format, records.replace("\"version\":2,", "")));
+                streams.add(encode(format, records.replace("\"version\":3,", "")));
                 streams.add(encode(format, records.replace("\"header\"", "\"node\"")));
                 if (format == Format.JSON) {
                     streams.add(utf8("{\"record\":\"header\"}"));
@@ -351,7 +351,7 @@ class HostileInputTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void anIOExceptionOfTheSourcePassesUnchanged(Format format) {
         byte[] bytes = FixtureStream.compact().bytes(format);
         IOException failure = new IOException("connection reset");
@@ -373,7 +373,7 @@ class HostileInputTest {
     // ---- rows streams -------------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void rowsFixtureTruncatedAtEveryOffset(Format format) {
         byte[] bytes = RowsFixture.standard().bytes(format);
         assertTimeoutPreemptively(LIMIT, () -> {
@@ -384,7 +384,7 @@ class HostileInputTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void mutatedRowsStreams(Format format) {
         byte[] valid = RowsFixture.standard().bytes(format);
         Random random = new Random(45);
@@ -829,7 +829,7 @@ class HostileInputTest {
         o.writeByte(Wire.MAGIC_0);
         o.writeByte(Wire.MAGIC_1);
         o.writeByte(Wire.MAGIC_2);
-        o.writeByte(Wire.VERSION);
+        o.writeByte(1);  // version 1: the header has the four strings only, the end no state
         o.writeByte(Wire.HEADER);
         if (databaseLength >= 0) {
             o.writeVarInt(databaseLength, true);

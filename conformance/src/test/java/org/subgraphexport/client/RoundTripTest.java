@@ -11,7 +11,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.encode.FixtureStream;
 import org.subgraphexport.wire.Format;
@@ -24,21 +23,21 @@ class RoundTripTest {
     private static final FixtureStream FULL = FixtureStream.full();
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void fullFixtureRoundTrips(Format format) throws IOException {
         byte[] bytes = FULL.bytes(format);
         assertSubgraph(FULL.expected(), decode(format, bytes));
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void fullFixtureRoundTripsOneByteAtATime(Format format) throws IOException {
         byte[] bytes = FULL.bytes(format);
         assertSubgraph(FULL.expected(), decodeTiny(format, bytes));
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void compactAndSmallFixturesRoundTrip(Format format) throws IOException {
         for (FixtureStream f : new FixtureStream[] {FixtureStream.compact(), FixtureStream.small()}) {
             assertSubgraph(f.expected(), decode(format, f.bytes(format)));
@@ -47,14 +46,14 @@ class RoundTripTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void writingIsDeterministic(Format format) {
         assertArrayEquals(FULL.bytes(format), FULL.bytes(format));
     }
 
     /** Random float and double bit patterns survive the text formats' shortest-decimal round trip. */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void randomFloatsAndDoublesRoundTripBitExactly(Format format) throws IOException {
         Random random = new Random(7);
         float[] floats = new float[5000];

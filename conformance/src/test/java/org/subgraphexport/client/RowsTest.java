@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.encode.RowsFixture;
 import org.subgraphexport.wire.Format;
@@ -38,7 +37,7 @@ class RowsTest {
     private static final RowsFixture FIXTURE = RowsFixture.standard();
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void rowsFixtureRoundTrips(Format format) throws IOException {
         byte[] bytes = FIXTURE.bytes(format);
         assertSubgraph(FIXTURE.expected(), decode(format, bytes));
@@ -46,7 +45,7 @@ class RowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void recordsComeInStreamOrder(Format format) throws IOException {
         try (ExportReader reader = ExportReader.open(format, new ByteArrayInputStream(FIXTURE.bytes(format)))) {
             assertEquals("", reader.header().root());
@@ -55,7 +54,7 @@ class RowsTest {
                 records.add(r);
             }
             ExportEnd end = assertInstanceOf(ExportEnd.class, records.removeLast());
-            assertEquals(new ExportEnd(3, 2, false, 4), end);
+            assertEquals(new ExportEnd(3, 2, false, 4, RowsFixture.STATE), end);
             assertEquals(FIXTURE.records(), records);
             ExportRow first = (ExportRow) records.get(4);
             assertEquals(RowsFixture.COLUMNS.size(), first.values().size());
@@ -65,13 +64,13 @@ class RowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void writingIsDeterministic(Format format) {
         assertArrayEquals(FIXTURE.bytes(format), RowsFixture.standard().bytes(format));
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void listsAndMapsNestUpToTheLimit(Format format) throws IOException {
         Object deepest = RowsFixture.deep(Wire.MAX_NESTING);
         Object mixed = 1L;
@@ -90,7 +89,7 @@ class RowsTest {
      * (whether 128 KiB suffices depends on JIT state: interpreted frames are larger).
      */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void tooLittleStackForTheDeepestRowsFailsCleanly(Format format) throws Exception {
         byte[] bytes = oneRow(format, RowsFixture.deep(Wire.MAX_NESTING));
         Throwable[] thrown = new Throwable[2];
@@ -117,7 +116,7 @@ class RowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void theWriterRefusesDeeperNesting(Format format) throws IOException {
         GraphWriter w = rowsWriter(format, new ByteArrayOutputStream(), 1);
         w.beginRow();
@@ -129,7 +128,7 @@ class RowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void rowOnlyValuesAreRefusedOutsideRows(Format format) throws IOException {
         GraphWriter w = Encoders.open(format, new ByteArrayOutputStream());
         w.header(RowsFixture.HEADER, RowsFixture.standard().tokens());
@@ -150,7 +149,7 @@ class RowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void theWriterChecksCounts(Format format) throws IOException {
         GraphWriter w = rowsWriter(format, new ByteArrayOutputStream(), 2);
         assertThrows(IllegalStateException.class, () -> w.columns(new String[] {"again"}));
@@ -178,7 +177,7 @@ class RowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void anEmptyRowsStreamHasColumnsAndZeroRows(Format format) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         GraphWriter w = Encoders.open(format, out);
@@ -195,7 +194,7 @@ class RowsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void subgraphRejectsReferencesToRecordsNotYetReceived(Format format) throws IOException {
         for (Object value : new Object[] {RowsFixture.n(5), RowsFixture.r(5), list(map("x", RowsFixture.n(5))),
                 RowsFixture.path(new long[] {0, 5}, new long[] {10})}) {

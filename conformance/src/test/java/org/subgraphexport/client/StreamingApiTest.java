@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.subgraphexport.encode.FixtureStream;
 import org.subgraphexport.encode.RowsFixture;
 import org.subgraphexport.wire.Format;
@@ -32,7 +31,7 @@ class StreamingApiTest {
     private static final Path GOLDEN = Path.of("src", "test", "resources", "golden");
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void goldenFilesDecodeToTheSameValuesThroughBothApis(Format format) throws IOException {
         byte[] fixture = Files.readAllBytes(GOLDEN.resolve("fixture." + format.pathSegment()));
         assertSubgraph(FixtureStream.compact().expected(), Streams.decode(format, fixture));
@@ -43,7 +42,7 @@ class StreamingApiTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void roundTripFixturesDecodeToTheSameValuesThroughBothApis(Format format) throws IOException {
         for (FixtureStream f : List.of(FixtureStream.small(), FixtureStream.compact(), FixtureStream.full())) {
             assertSubgraph(f.expected(), Streams.decode(format, f.bytes(format)));
@@ -51,7 +50,7 @@ class StreamingApiTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void primitivesArriveUnboxedAndIdsAsPrefixAndNumber(Format format) throws IOException {
         List<String> calls = new ArrayList<>();
         ExportHandler handler = new ExportHandler() {
@@ -92,7 +91,7 @@ class StreamingApiTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void aHandlersExceptionPassesUnchangedAndLeavesTheParserUnusable(Format format) throws IOException {
         IllegalStateException mine = new IllegalStateException("the handler's own");
         try (ExportParser parser = ExportParser.open(format,

@@ -19,7 +19,6 @@ import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.subgraphexport.encode.FixtureStream;
 import org.subgraphexport.wire.Format;
 
@@ -35,7 +34,7 @@ class StreamingExampleTest {
     Path dir;
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: read by pyarrow (python/tests)
+    @ClientFormats
     void readmeStreamingExampleCompilesForJava17AndCountsWhatTheRecordApiFinds(Format format) throws Exception {
         Path source = dir.resolve("StreamingExample.java");
         Files.writeString(source, javaBlock("# The streaming client API"));

@@ -134,7 +134,7 @@ class ArrowWriterTest {
             w.endArray();
             w.endRelationship();
         }
-        w.end(NODES, 2, true);
+        w.end(NODES, 2, true, FixtureStream.STATE);
         w.finish();
         return out.toByteArray();
     }

@@ -44,7 +44,9 @@ import org.subgraphexport.wire.Wire;
 public final class FixtureStream {
     public static final String NODE_PREFIX = "4:3f1c2d4e-0000-4000-8000-00000000abcd:";
     public static final String REL_PREFIX = "5:3f1c2d4e-0000-4000-8000-00000000abcd:";
-    public static final Header HEADER = new Header("neo4j", NODE_PREFIX + 0, NODE_PREFIX, REL_PREFIX);
+    /** The state a fixture stream names in its header and end record. */
+    public static final String STATE = "3f1c2d4e-0000-4000-8000-00000000abcd:42";
+    public static final Header HEADER = new Header("neo4j", NODE_PREFIX + 0, NODE_PREFIX, REL_PREFIX, STATE, 0, 1);
 
     /** Database token ids: sparse, some beyond the writers' initial table sizes. */
     private static final Map<String, Integer> LABEL_IDS =
@@ -266,7 +268,7 @@ public final class FixtureStream {
 
     public void write(GraphWriter w) throws IOException {
         write(w, tokens());
-        w.end(nodeCount(), items.size() - nodeCount(), truncated);
+        w.end(nodeCount(), items.size() - nodeCount(), truncated, STATE);
         w.finish();
     }
 
@@ -325,8 +327,9 @@ public final class FixtureStream {
                         NODE_PREFIX + r.end(), decoded(r.props())));
             }
         }
-        return new Subgraph(new ExportHeader(Wire.VERSION, HEADER.database(), HEADER.root()), nodes, rels,
-                new ExportEnd(nodes.size(), rels.size(), truncated));
+        return new Subgraph(new ExportHeader(Wire.VERSION, HEADER.database(), HEADER.root(), STATE, HEADER.partition(),
+                HEADER.partitions()), nodes, rels,
+                new ExportEnd(nodes.size(), rels.size(), truncated, 0, STATE));
     }
 
     private static Map<String, Object> decoded(List<Prop> props) {

@@ -49,7 +49,9 @@ import org.subgraphexport.wire.Wire;
 public final class RowsFixture {
     public static final String NODE_PREFIX = FixtureStream.NODE_PREFIX;
     public static final String REL_PREFIX = FixtureStream.REL_PREFIX;
-    public static final Header HEADER = new Header("neo4j", "", NODE_PREFIX, REL_PREFIX);
+    /** The state a fixture stream names in its header and end record. */
+    public static final String STATE = "3f1c2d4e-0000-4000-8000-00000000abcd:42";
+    public static final Header HEADER = new Header("neo4j", "", NODE_PREFIX, REL_PREFIX, STATE, 2, 3);
     public static final List<String> COLUMNS = List.of("n", "scalars", "nested", "r", "p", "nothing", "名前 ✓");
 
     private static final int PERSON = 0, CITY = 7, KNOWS = 0, LIVES_IN = 3, NAME = 0, AGE = 1, SINCE = 4;
@@ -189,7 +191,7 @@ public final class RowsFixture {
     /** The whole stream: records, end, finish. */
     public void write(GraphWriter w) throws IOException {
         writeRecords(w, tokens());
-        w.end(count(ExportNode.class), count(ExportRelationship.class), false);
+        w.end(count(ExportNode.class), count(ExportRelationship.class), false, STATE);
         w.finish();
     }
 
@@ -304,7 +306,8 @@ public final class RowsFixture {
                 default -> throw new IllegalStateException();
             }
         }
-        return new Subgraph(new ExportHeader(Wire.VERSION, HEADER.database(), HEADER.root()), nodes, rels,
-                new ExportEnd(nodes.size(), rels.size(), false, rows.size()), COLUMNS, rows);
+        return new Subgraph(new ExportHeader(Wire.VERSION, HEADER.database(), HEADER.root(), STATE, HEADER.partition(),
+                HEADER.partitions()), nodes, rels,
+                new ExportEnd(nodes.size(), rels.size(), false, rows.size(), STATE), COLUMNS, rows);
     }
 }

@@ -20,6 +20,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
 import org.subgraphexport.wire.Header;
@@ -77,7 +78,7 @@ class WriterContractTest {
     }
 
     /**
-     * Complete records go to the target as writes at record ends (once {@link Wire#KRYO_BUFFER} bytes are buffered),
+     * Complete records go to the target as writes at record ends (once {@link Wire#HAND_OVER_BYTES} bytes are buffered),
      * never with a flush: the target is flushed once, by finish() (kryo-lzf: after the last chunk), and never closed.
      */
     @ParameterizedTest
@@ -85,7 +86,7 @@ class WriterContractTest {
     void neverClosesTheTargetAndFlushesItOnceInFinish(Format format) throws IOException {
         TrackingStream target = new TrackingStream();
         FixtureStream fixture = FixtureStream.full();
-        assertTrue(fixture.bytes(Format.KRYO).length > 2 * Wire.KRYO_BUFFER, "the fixture fills the buffer");
+        assertTrue(fixture.bytes(Format.KRYO).length > 2 * Wire.HAND_OVER_BYTES, "the fixture fills the buffer");
         GraphWriter w = Encoders.open(format, target);
         fixture.write(w, fixture.tokens());
         w.end(0, 0, false);
@@ -156,7 +157,7 @@ class WriterContractTest {
      * end call throws), the continuation is error() and the stream without the record is the expectation.
      */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // rows: ArrowWriterTest
+    @ClientFormats(rows = true)  // arrow refuses rows: ArrowWriterTest
     void aForbiddenCallThrowsAndWritesNothing(Format format) throws IOException {
         for (Misuse m : MISUSE) {
             String name = format + " " + m.name();
@@ -388,7 +389,7 @@ class WriterContractTest {
      * stream ended.
      */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // rows: ArrowWriterTest
+    @ClientFormats(rows = true)  // arrow refuses rows: ArrowWriterTest
     void nothingBeforeTheHeaderNorAfterFinish(Format format) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         GraphWriter w = Encoders.open(format, out);
@@ -438,7 +439,7 @@ class WriterContractTest {
      * whole: the stream is the same as one with the error record alone.
      */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // rows: ArrowWriterTest
+    @ClientFormats(rows = true)  // arrow refuses rows: ArrowWriterTest
     void rejectsArgumentsTheFormatCannotCarry(Format format) throws IOException {
         List<ThrowingCall> bad = List.of(
                 w -> w.beginNode(1, new int[] {-1}, 1),

@@ -71,7 +71,7 @@ import org.subgraphexport.wire.Wire;
  * ObjectMapper(new BsonFactory())}, concatenated (BSON). In every fourth script the same library must also read
  * them back as the expected records (with the bytes equal, that checks the model more than the writer). Every
  * write to the target must end where a record ends and, before {@code finish()}, be at least
- * {@link Wire#KRYO_BUFFER} bytes; the target is flushed once, in {@code finish()}, and never closed. Over all
+ * {@link Wire#HAND_OVER_BYTES} bytes; the target is flushed once, in {@code finish()}, and never closed. Over all
  * scripts every value type, array and vector kind, and error position must have come up.
  *
  * <p>Where the format is not what the libraries write by default, the rule is in the expected model, citing the
@@ -302,8 +302,13 @@ class WriterDifferentialTest {
                 relPrefix = prefix("5:" + uuid + ":");
                 String database = r.nextBoolean() ? "neo4j" : r.nextBoolean() ? "" : text(1 + r.nextInt(20));
                 String root = r.nextBoolean() ? text(r.nextInt(20)) : nodePrefix + id();
-                w.header(new Header(database, root, nodePrefix, relPrefix), FixtureStream.tokens(labels, types, keys));
-                records.add(record("header", "version", 1, "database", wellFormed(database), "root", wellFormed(root)));
+                String state = r.nextBoolean() ? uuid + ":" + r.nextInt(1 << 20) : text(r.nextInt(20));
+                int partitions = r.nextBoolean() ? 1 : 1 + r.nextInt(r.nextBoolean() ? 8 : Integer.MAX_VALUE);
+                int partition = r.nextInt(partitions);
+                w.header(new Header(database, root, nodePrefix, relPrefix, state, partition, partitions),
+                        FixtureStream.tokens(labels, types, keys));
+                records.add(record("header", "version", 2, "database", wellFormed(database), "root", wellFormed(root),
+                        "state", wellFormed(state), "partition", partition, "partitions", partitions));
                 if (rows) {
                     String[] names = new String[r.nextInt(5)];
                     Arrays.setAll(names, i -> name());
@@ -336,11 +341,13 @@ class WriterDifferentialTest {
                     long n = r.nextInt(5) == 0 ? longValue() : nodes;
                     long rels = r.nextInt(5) == 0 ? longValue() : relationships;
                     boolean truncated = r.nextBoolean();
-                    w.end(n, rels, truncated);
+                    String endState = r.nextBoolean() ? text(r.nextInt(30)) : "";
+                    w.end(n, rels, truncated, endState);
                     Map<String, Object> end = record("end", "nodes", n, "relationships", rels, "truncated", truncated);
                     if (rows) {
                         end.put("rows", rowCount);
                     }
+                    end.put("state", wellFormed(endState));
                     records.add(end);
                 }
             } catch (Stopped stopped) {
@@ -972,12 +979,12 @@ class WriterDifferentialTest {
             for (Write write : target.writes) {
                 assertTrue(recordEnds.contains(write.end()), () -> "a write of " + write.length()
                         + " bytes does not end right after a record, at " + write.end() + " of " + expected.length);
-                assertTrue(write.inFinish() || write.length() >= Wire.KRYO_BUFFER, () -> "a write of "
-                        + write.length() + " bytes before finish(), fewer than " + Wire.KRYO_BUFFER);
+                assertTrue(write.inFinish() || write.length() >= Wire.HAND_OVER_BYTES, () -> "a write of "
+                        + write.length() + " bytes before finish(), fewer than " + Wire.HAND_OVER_BYTES);
                 if (!write.inFinish()) {
                     seen.add("a write before finish");
                 }
-                if (write.length() > 2 * Wire.KRYO_BUFFER) {
+                if (write.length() > 2 * Wire.HAND_OVER_BYTES) {
                     seen.add("a write above 128 KiB");
                 }
             }

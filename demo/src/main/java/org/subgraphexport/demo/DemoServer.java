@@ -28,8 +28,8 @@ import org.neo4j.server.NeoBootstrapper;
  * Ctrl-C stops it. Run through {@code scripts/demo}; {@code --help} lists the options.
  *
  * <p>The server is Neo4j's own {@link CommunityBootstrapper} (what {@code neo4j console} runs), started with
- * {@link NeoBootstrapper#start(Path, Path, Map, boolean, boolean)}: the data folder is the Neo4j home (data/, logs/
- * and run/ are created under it), there is no neo4j.conf, all settings come from the overrides built here.
+ * {@link NeoBootstrapper#start(Path, Path, Map, boolean, boolean)}: the data folder is the Neo4j home (data/, logs/,
+ * run/ and import/ are created under it), there is no neo4j.conf, all settings come from the overrides built here.
  */
 public final class DemoServer {
 
@@ -152,7 +152,7 @@ public final class DemoServer {
                 Ctrl-C stops it.
 
                 Options:
-                  --data-dir DIR      Neo4j home for the demo (data/, logs/ and run/ under it). Default: ./demo-data
+                  --data-dir DIR      Neo4j home for the demo (data/, logs/, run/ and import/ under it). Default: ./demo-data
                   --port N            HTTP port on 127.0.0.1. Default: %d
                   --bolt-port N       Bolt port on 127.0.0.1; 0 = any free port. Default: %d, or a free port if taken
                   --objects N         Objects in the generated tree, root included. Default: %,d
@@ -164,7 +164,8 @@ public final class DemoServer {
                   -h, --help          This help
 
                 The graph is only generated into an empty database; an existing demo graph is reused as is
-                (pass --reset to regenerate it with other --objects/--seed).
+                (pass --reset to regenerate it with other --objects/--seed). LOAD CSV reads file:/// URLs from
+                DIR/import only.
                 JVM options can be added through the DEMO_JAVA_OPTS environment variable (e.g. -Xmx8g).
                 """
                 .formatted(
@@ -210,8 +211,8 @@ public final class DemoServer {
     private static volatile boolean stopping;
 
     static int run(Options o) throws Exception {
-        Path home = o.dataDir().toAbsolutePath().normalize();
-        Files.createDirectories(home);
+        Path home = home(o);
+        Files.createDirectories(importDir(o));
         if (!isFree(o.httpPort())) {
             err.printf(
                     "demo: HTTP port %d on %s is in use (another Neo4j or demo?). Stop it or pass --port N.%n",
@@ -265,8 +266,21 @@ public final class DemoServer {
         }
     }
 
+    /** The Neo4j home: the data folder, absolute. */
+    static Path home(Options o) {
+        return o.dataDir().toAbsolutePath().normalize();
+    }
+
+    /** Where LOAD CSV's {@code file:///} URLs point: {@code import/} in the Neo4j home. */
+    static Path importDir(Options o) {
+        return home(o).resolve("import");
+    }
+
     static Map<String, String> settings(Options o, int boltPort) {
         Map<String, String> s = new LinkedHashMap<>();
+        // Without an import folder an embedded server's LOAD CSV reads any file the JVM can (file:///etc/passwd),
+        // also through the extension's Cypher endpoint: file:/// URLs resolve inside this folder only.
+        s.put("server.directories.import", importDir(o).toString());
         s.put("server.unmanaged_extension_classes", EXTENSION_PACKAGE + "=" + EXTENSION_MOUNT);
         s.put("server.default_listen_address", LOOPBACK);
         s.put("server.default_advertised_address", LOOPBACK);

@@ -108,4 +108,20 @@ public final class ExportSettings implements SettingsDeclaration {
                     "server.subgraph_export.write_stall_timeout", DURATION, Duration.ofSeconds(10))
             .addConstraint(range(Duration.ofMillis(100), Duration.ofHours(1)))
             .build();
+
+    @Description("Most partitions a traverse export may be cut into (the partitions parameter); above it 400. Each "
+            + "partition walks the subgraph's topology: see docs/operations.md, partitioned exports.")
+    public static final Setting<Integer> MAX_PARTITIONS = SettingImpl.newBuilder(
+                    "server.subgraph_export.max_partitions", INT, 4096)
+            .addConstraint(range(1, 1 << 20))
+            .build();
+
+    @Description("Most partitions of one partitioned export (one user, one request but for its partition parameter) "
+            + "that may stream at once; above it 503 with Retry-After. Together they count as one export toward "
+            + "max_concurrent_per_user; each counts toward max_concurrent. 0: the processors the JVM sees, at most "
+            + "max_concurrent.")
+    public static final Setting<Integer> MAX_PARTITIONS_STREAMING = SettingImpl.newBuilder(
+                    "server.subgraph_export.max_partitions_streaming", INT, 0)
+            .addConstraint(min(0))
+            .build();
 }

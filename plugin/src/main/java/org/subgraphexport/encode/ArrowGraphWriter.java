@@ -432,6 +432,11 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
 
     @Override
     public void end(long nodes, long relationships, boolean truncated) throws IOException {
+        end(nodes, relationships, truncated, "");
+    }
+
+    @Override
+    public void end(long nodes, long relationships, boolean truncated, String state) throws IOException {
         checkEnd();
         sendBatch();
         Map<String, String> end = new LinkedHashMap<>();
@@ -439,6 +444,7 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         end.put(Arrow.META_NODES, Long.toString(nodes));
         end.put(Arrow.META_RELATIONSHIPS, Long.toString(relationships));
         end.put(Arrow.META_TRUNCATED, Boolean.toString(truncated));
+        end.put(Arrow.META_STATE, WireText.wellFormed(state));
         closingBatch(end);
         endClosingRecord();
     }
@@ -538,6 +544,9 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         meta.put(Arrow.META_ROOT, WireText.wellFormed(header.root()));
         meta.put(Arrow.META_NODE_ID_PREFIX, WireText.wellFormed(header.nodeIdPrefix()));
         meta.put(Arrow.META_REL_ID_PREFIX, WireText.wellFormed(header.relIdPrefix()));
+        meta.put(Arrow.META_STATE, WireText.wellFormed(header.state()));
+        meta.put(Arrow.META_PARTITION, Integer.toString(header.partition()));
+        meta.put(Arrow.META_PARTITIONS, Integer.toString(header.partitions()));
         FlatBuffer.Table schema = new FlatBuffer.Table()
                 .int16(0, 0)                                       // endianness: little
                 .child(1, List.of(field(element, false)))          // fields

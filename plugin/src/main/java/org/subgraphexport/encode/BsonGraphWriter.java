@@ -64,6 +64,9 @@ public final class BsonGraphWriter extends ByteRecordWriter {
             HEADER_START = record(Wire.Json.R_HEADER).name(INT32, Wire.Json.VERSION).int32(Wire.VERSION)
                     .name(STRING, Wire.Json.DATABASE).bytes(),
             ROOT = template().name(STRING, Wire.Json.ROOT).bytes(),
+            STATE = template().name(STRING, Wire.Json.STATE).bytes(),
+            PARTITION = template().name(INT32, Wire.Json.PARTITION).bytes(),
+            PARTITIONS = template().name(INT32, Wire.Json.PARTITIONS).bytes(),
             NODE_START = record(Wire.Json.R_NODE).name(STRING, Wire.Json.ID).bytes(),
             LABELS_START = template().name(ARRAY, Wire.Json.LABELS).length().bytes(),
             PROPERTIES_START = template().name(DOCUMENT, Wire.Json.PROPERTIES).length().bytes(),
@@ -151,7 +154,14 @@ public final class BsonGraphWriter extends ByteRecordWriter {
         out.append(HEADER_START);
         string(header.database(), 0);
         out.append(ROOT);
-        string(header.root(), 1);
+        string(header.root(), 0);
+        out.append(STATE);
+        string(header.state(), 0);
+        out.require(PARTITION.length + PARTITIONS.length + 2 * 4 + 1);
+        out.put(PARTITION);
+        out.int32le(header.partition());
+        out.put(PARTITIONS);
+        out.int32le(header.partitions());
         close(committed);
         endHeader();
     }
@@ -258,6 +268,11 @@ public final class BsonGraphWriter extends ByteRecordWriter {
 
     @Override
     public void end(long nodes, long relationships, boolean truncated) throws IOException {
+        end(nodes, relationships, truncated, "");
+    }
+
+    @Override
+    public void end(long nodes, long relationships, boolean truncated, String state) throws IOException {
         checkEnd();
         WireBuffer o = out;
         o.require(END_START.length + RELATIONSHIPS.length + TRUNCATED.length + ROWS.length + 3 * 8 + 2);
@@ -271,6 +286,8 @@ public final class BsonGraphWriter extends ByteRecordWriter {
             o.put(ROWS);
             o.int64le(rows);
         }
+        o.append(STATE);
+        string(state, 1);
         close(committed);
         endClosingRecord();
     }

@@ -10,14 +10,15 @@ import org.subgraphexport.wire.TokenNames;
 import org.subgraphexport.wire.Wire;
 
 /**
- * What the three encoders ({@link JsonGraphWriter}, {@link BsonGraphWriter}, {@link KryoGraphWriter}) share: the
+ * What the four encoders ({@link JsonGraphWriter}, {@link BsonGraphWriter}, {@link KryoGraphWriter},
+ * {@link ArrowGraphWriter}) share: the
  * {@link GraphWriter} call protocol, the record buffer and its hand-over to the target, and the token dictionary.
  * An encoder says only how each record and value is encoded, in bytes written into {@link #out}; each of its
  * {@link GraphWriter} methods first asks this class where the call may go (a "slot"), so that every call the
  * contract forbids throws {@link IllegalStateException} before anything is written, in every format.
  *
  * <p>Buffering: {@link #out} grows rather than hand part of a record to the target, and goes to the target (a write,
- * no flush) at the end of a record once it holds {@link Wire#KRYO_BUFFER} bytes or more, so {@link #error} can cut
+ * no flush) at the end of a record once it holds {@link Wire#HAND_OVER_BYTES} bytes or more, so {@link #error} can cut
  * an unfinished record by moving the write position back to {@link #committed}, the end of the last complete one.
  * The target is flushed once, by {@link #finish}, and never closed.
  *
@@ -42,7 +43,7 @@ abstract sealed class ByteRecordWriter implements GraphWriter
     /** Where complete records go. */
     private final OutputStream sink;
     /** The record buffer: room for a full hand-over threshold plus a record of up to 64 KiB without growing. */
-    final WireBuffer out = new WireBuffer(2 * Wire.KRYO_BUFFER);
+    final WireBuffer out = new WireBuffer(2 * Wire.HAND_OVER_BYTES);
     /** Buffer position at the end of the last complete record: where {@link #error} cuts back to. */
     int committed;
     /** Bytes handed to the target so far. */
@@ -209,7 +210,7 @@ abstract sealed class ByteRecordWriter implements GraphWriter
         inProperties = 0;
         WireBuffer o = out;
         int n = o.pos;
-        if (n >= Wire.KRYO_BUFFER) {
+        if (n >= Wire.HAND_OVER_BYTES) {
             o.pos = 0;
             committed = 0;
             sink.write(o.buf, 0, n);

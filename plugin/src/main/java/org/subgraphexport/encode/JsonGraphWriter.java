@@ -91,7 +91,8 @@ public final class JsonGraphWriter extends ByteRecordWriter {
             TYPE = ascii(",\"type\":"), START = ascii(",\"start\":"), END = ascii(",\"end\":"),
             PROPERTIES = ascii(",\"properties\":{"),
             HEADER_START = ascii("[{\"record\":\"header\",\"version\":" + Wire.VERSION + ",\"database\":"),
-            ROOT = ascii(",\"root\":"),
+            ROOT = ascii(",\"root\":"), STATE = ascii(",\"state\":"), PARTITION = ascii(",\"partition\":"),
+            PARTITIONS = ascii(",\"partitions\":"),
             COLUMNS_START = ascii(",{\"record\":\"columns\",\"names\":["),
             ROW_START = ascii(",{\"record\":\"row\",\"values\":["),
             END_START = ascii(",{\"record\":\"end\",\"nodes\":"),
@@ -163,7 +164,14 @@ public final class JsonGraphWriter extends ByteRecordWriter {
         out.append(HEADER_START);
         string(WireText.wellFormed(header.database()), 0);
         out.append(ROOT);
-        string(WireText.wellFormed(header.root()), 1);
+        string(WireText.wellFormed(header.root()), 0);
+        out.append(STATE);
+        string(WireText.wellFormed(header.state()), 0);
+        out.require(PARTITION.length + PARTITIONS.length + 2 * WireBuffer.MAX_DECIMAL + 1);
+        out.put(PARTITION);
+        out.decimal(header.partition());
+        out.put(PARTITIONS);
+        out.decimal(header.partitions());
         out.put('}');
         endHeader();
     }
@@ -263,6 +271,11 @@ public final class JsonGraphWriter extends ByteRecordWriter {
 
     @Override
     public void end(long nodes, long relationships, boolean truncated) throws IOException {
+        end(nodes, relationships, truncated, "");
+    }
+
+    @Override
+    public void end(long nodes, long relationships, boolean truncated, String state) throws IOException {
         checkEnd();
         WireBuffer o = out;
         o.require(END_START.length + RELATIONSHIPS.length + TRUNCATED_FALSE.length + ROWS.length
@@ -276,6 +289,8 @@ public final class JsonGraphWriter extends ByteRecordWriter {
             o.put(ROWS);
             o.decimal(rows);
         }
+        o.append(STATE);
+        string(WireText.wellFormed(state), 1);
         o.put('}');
         endClosingRecord();
     }

@@ -61,6 +61,10 @@ public final class KryoGraphWriter extends ByteRecordWriter {
         o.kryoString(header.root());                       // root element id
         o.kryoString(header.nodeIdPrefix());               // node id prefix
         o.kryoString(header.relIdPrefix());                // relationship id prefix
+        o.kryoString(header.state());                      // state read (version 2)
+        o.require(2 * 5);
+        o.varInt(header.partition());                      // partition
+        o.varInt(header.partitions());                     // of partitions
         endHeader();
     }
 
@@ -146,6 +150,11 @@ public final class KryoGraphWriter extends ByteRecordWriter {
 
     @Override
     public void end(long nodes, long relationships, boolean truncated) throws IOException {
+        end(nodes, relationships, truncated, "");
+    }
+
+    @Override
+    public void end(long nodes, long relationships, boolean truncated, String state) throws IOException {
         checkEnd();
         WireBuffer o = out;
         o.require(2 + 3 * WireBuffer.MAX_VARLONG);
@@ -156,6 +165,7 @@ public final class KryoGraphWriter extends ByteRecordWriter {
         if (columnCount >= 0) {
             o.varLong(rows);                               // row count (rows streams only)
         }
+        o.kryoString(state);                               // state at the end (version 2)
         endClosingRecord();
     }
 

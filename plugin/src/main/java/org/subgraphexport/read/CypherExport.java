@@ -66,22 +66,38 @@ public final class CypherExport implements AutoCloseable {
      */
     public static void run(InternalTransaction tx, Result result, boolean rows, long maxNodes, int readThreads,
             GraphWriter out) throws IOException {
+        run(tx, result, rows, maxNodes, readThreads, new ExportState(() -> "", null), out);
+    }
+
+    /**
+     * As above, naming the store state from {@code state} in the header and the end record; a pinned state that is
+     * not the database's when the stream begins or ends fails the stream with {@link ExportState.Changed}.
+     */
+    public static void run(InternalTransaction tx, Result result, boolean rows, long maxNodes, int readThreads,
+            ExportState state, GraphWriter out) throws IOException {
         run(tx, result, rows, maxNodes, readThreads, ParallelEntityWriter.DEFAULT_BATCH_RECORDS,
-                ParallelEntityWriter.MIN_CONCURRENCY, out);
+                ParallelEntityWriter.MIN_CONCURRENCY, state, out);
     }
 
     /** As above, with the batch size and the concurrency below which reading goes single-threaded (tests). */
     static void run(InternalTransaction tx, Result result, boolean rows, long maxNodes, int readThreads,
             int batchRecords, double minConcurrency, GraphWriter out) throws IOException {
+        run(tx, result, rows, maxNodes, readThreads, batchRecords, minConcurrency, new ExportState(() -> "", null), out);
+    }
+
+    private static void run(InternalTransaction tx, Result result, boolean rows, long maxNodes, int readThreads,
+            int batchRecords, double minConcurrency, ExportState state, GraphWriter out) throws IOException {
         if (readThreads < 1) throw new IllegalArgumentException("readThreads must be >= 1: " + readThreads);
         KernelTransaction ktx = tx.kernelTransaction();
         ElementIds ids = ElementIds.of(tx.elementIdMapper());
-        out.header(new Header(tx.getDatabaseName(), "", ids.nodePrefix(), ids.relationshipPrefix()),
+        String begun = state.now();
+        out.header(new Header(tx.getDatabaseName(), "", ids.nodePrefix(), ids.relationshipPrefix(), begun, 0, 1),
                 new KernelTokenNames(ktx.tokenRead()));
         List<String> columns = result.columns();
         if (rows) {
             out.columns(columns.toArray(String[]::new));
         }
+        state.require(begun);
         WalkOutput entities = rows || readThreads == 1
                 ? new EntityWriter(ktx, out, maxNodes)
                 : new ParallelEntityWriter(ktx, out, maxNodes, readThreads - 1, batchRecords, minConcurrency);
@@ -113,7 +129,9 @@ public final class CypherExport implements AutoCloseable {
                 }
             }
             export.entities.flush();
-            out.end(export.entities.nodes(), export.entities.relationships(), export.entities.truncated());
+            String ended = state.now();
+            state.require(ended);
+            out.end(export.entities.nodes(), export.entities.relationships(), export.entities.truncated(), ended);
         }
     }
 

@@ -144,10 +144,21 @@ public final class SubgraphWalker implements AutoCloseable {
      * header or the closing record: the caller owns the stream's frame.
      */
     public Result walk(long rootId, WalkSpec spec, GraphWriter writer) throws IOException {
+        return walk(rootId, spec, Partition.WHOLE, writer);
+    }
+
+    /**
+     * As {@link #walk(long, WalkSpec, GraphWriter)}, writing only {@code partition}'s share of the records (see
+     * {@link Partition}): the topology is walked whole, labels and properties are read for the share only. The
+     * counts are the share's; {@code truncated} is the whole export's.
+     */
+    public Result walk(long rootId, WalkSpec spec, Partition partition, GraphWriter writer) throws IOException {
         if (entities != null) throw new IllegalStateException("a walker walks once");
-        this.entities = readThreads == 1
-                ? new EntityWriter(ktx, writer, spec.limit())
-                : new ParallelEntityWriter(ktx, writer, spec.limit(), readThreads - 1, batchRecords, minConcurrency);
+        long limit = partition.whole() ? spec.limit() : Long.MAX_VALUE;
+        WalkOutput records = readThreads == 1
+                ? new EntityWriter(ktx, writer, limit)
+                : new ParallelEntityWriter(ktx, writer, limit, readThreads - 1, batchRecords, minConcurrency);
+        this.entities = partition.whole() ? records : new PartitionedOutput(records, partition, spec.limit());
         traverse(rootId, spec);
         entities.flush();
         return new Result(entities.nodes(), entities.relationships(), entities.truncated() || depthCut);

@@ -26,16 +26,31 @@ public final class TraverseExport {
      */
     public static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, int readThreads,
             GraphWriter out) throws IOException {
+        return run(tx, rootId, spec, Partition.WHOLE, readThreads, new ExportState(() -> "", null), out);
+    }
+
+    /**
+     * As above, writing only {@code partition}'s share of the records ({@link Partition}), and naming the store state
+     * from {@code state} in the header (read now, after the transaction began) and in the end record (read when the
+     * walk is done). A pinned state that is not the database's at either point ends the stream with
+     * {@link ExportState.Changed} instead: the records before it are valid, the export is not.
+     */
+    public static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, Partition partition,
+            int readThreads, ExportState state, GraphWriter out) throws IOException {
         KernelTransaction ktx = tx.kernelTransaction();
         ElementIds ids = ElementIds.of(tx.elementIdMapper());
-        out.header(new Header(tx.getDatabaseName(), ids.nodeElementId(rootId), ids.nodePrefix(), ids.relationshipPrefix()),
-                new KernelTokenNames(ktx.tokenRead()));
+        String begun = state.now();
+        out.header(new Header(tx.getDatabaseName(), ids.nodeElementId(rootId), ids.nodePrefix(), ids.relationshipPrefix(),
+                begun, partition.index(), partition.count()), new KernelTokenNames(ktx.tokenRead()));
+        state.require(begun);
         try (SubgraphWalker walker = new SubgraphWalker(ktx, readThreads)) {
             if (!ktx.dataRead().nodeExists(rootId)) {
                 throw new IllegalStateException("root node " + ids.nodeElementId(rootId) + " was deleted before the export started");
             }
-            SubgraphWalker.Result result = walker.walk(rootId, spec, out);
-            out.end(result.nodes(), result.relationships(), result.truncated());
+            SubgraphWalker.Result result = walker.walk(rootId, spec, partition, out);
+            String ended = state.now();
+            state.require(ended);
+            out.end(result.nodes(), result.relationships(), result.truncated(), ended);
             return result;
         }
     }

@@ -25,6 +25,8 @@ import org.neo4j.logging.Log;
 import org.neo4j.logging.LogProvider;
 import org.subgraphexport.config.ExportSettings;
 import org.subgraphexport.read.CypherExport;
+import org.subgraphexport.read.ExportState;
+import org.subgraphexport.read.StoreState;
 import org.subgraphexport.wire.Format;
 
 /**
@@ -37,7 +39,7 @@ import org.subgraphexport.wire.Format;
  */
 @Path("/{format}/cypher")
 public final class CypherResource {
-    static final Set<String> PARAMETERS = Set.of("db", "mode", "timeout");
+    static final Set<String> PARAMETERS = Set.of("db", "mode", "timeout", "state", "partitions", "partition");
     static final String WRITE_REFUSED = "Export.WriteQueryRefused";
     static final String QUERY_TOO_DEEP = "Export.QueryTooDeep";
     static final String NOT_SUPPORTED = "Export.QueryNotSupported";
@@ -96,6 +98,11 @@ public final class CypherResource {
         byte[] bodyBytes = CypherRequest.read(body);
         Format format = Formats.require(formatName);
         RequestParameters params = new RequestParameters(uri, PARAMETERS);
+        if (params.has("partitions") || params.has("partition")) {
+            throw ApiError.badParameter("partitions: the Cypher endpoint is not partitioned (each partition would run "
+                    + "the whole query again and keep a share of its rows); partition a traverse export, or split the "
+                    + "query itself");
+        }
         String mode = params.get("mode");
         if (mode != null && !mode.equals("graph") && !mode.equals("rows")) {
             throw ApiError.badParameter("mode must be 'graph' (the default) or 'rows', got '"
@@ -110,7 +117,10 @@ public final class CypherResource {
         CypherRequest request = CypherRequest.parse(bodyBytes);
         Caller caller = Caller.of(httpRequest);
         GraphDatabaseService db = databases.require(params.get("db"));
+        String version = StoreState.version(db);
+        String pinned = ExportStates.pinned(params, db, version);
         AcceptEncoding.Choice choice = AcceptEncoding.negotiate(httpRequest, format, config);
+        httpResponse.setHeader(ExportStates.HEADER, version);
 
         ExportAdmission.Ticket ticket = admission.admit(config, caller, httpRequest);
         InternalTransaction tx;
@@ -153,7 +163,8 @@ public final class CypherResource {
         Transaction open = tx;
         ExportOutput output = new ExportOutput(ticket, () -> open, format,
                 new ExportOutput.Coding(choice, chosen -> AcceptEncoding.announce(httpResponse, chosen)),
-                (t, out) -> CypherExport.run(t, result, rows, limits.maxNodes(), config.get(ExportSettings.READ_THREADS), out),
+                (t, out) -> CypherExport.run(t, result, rows, limits.maxNodes(), config.get(ExportSettings.READ_THREADS),
+                        ExportState.of(db, pinned), out),
                 log);
         return AcceptEncoding.vary(Response.ok(output, format.mediaType()), choice).build();
     }

@@ -68,6 +68,8 @@ final class ExportAdmission {
     private final Log log;
     private int running;
     private final Map<String, Integer> perUser = new HashMap<>();
+    /** Streams of each partitioned export running now: together they hold one of their user's slots. */
+    private final Map<String, Integer> perExport = new HashMap<>();
     private int loggedMax;
     private int loggedMaxPerUser;
 
@@ -86,6 +88,12 @@ final class ExportAdmission {
     static int maxConcurrent(Config config, int httpThreads) {
         int max = config.get(ExportSettings.MAX_CONCURRENT);
         return max > 0 ? max : Math.max(1, httpThreads / 2);
+    }
+
+    /** The most partitions of one partitioned export streaming at once: the setting, or the processors (at most max). */
+    static int maxPartitionsStreaming(Config config, int httpThreads) {
+        int max = config.get(ExportSettings.MAX_PARTITIONS_STREAMING);
+        return max > 0 ? max : Math.min(Runtime.getRuntime().availableProcessors(), maxConcurrent(config, httpThreads));
     }
 
     static int maxConcurrentPerUser(Config config, int httpThreads) {
@@ -115,12 +123,23 @@ final class ExportAdmission {
      * user name; with authentication disabled (no name) by the client's address.
      */
     Ticket admit(Config config, Caller caller, HttpServletRequest request) {
+        return admit(config, caller, request, null);
+    }
+
+    /**
+     * As {@link #admit(Config, Caller, HttpServletRequest)} for one partition of the partitioned export
+     * {@code export} (what makes two requests partitions of one export: the request but for its partition; null for
+     * a whole export). The partitions of one export streaming at once count as one export toward the per-user bound,
+     * each toward the server's; at most {@link ExportSettings#MAX_PARTITIONS_STREAMING} of them stream at once.
+     */
+    Ticket admit(Config config, Caller caller, HttpServletRequest request, String export) {
         String user = caller.user().isEmpty() ? "address " + request.getRemoteAddr() : caller.user();
         Request base = Request.getBaseRequest(request);
         HttpChannel channel = base == null ? null : base.getHttpChannel();
         int threads = httpThreads(channel);
         int max = maxConcurrent(config, threads);
         int maxPerUser = maxConcurrentPerUser(config, threads);
+        String group = export == null ? null : user + "\n" + export;
         synchronized (this) {
             if (max != loggedMax || maxPerUser != loggedMaxPerUser) {
                 loggedMax = max;
@@ -132,16 +151,26 @@ final class ExportAdmission {
                 throw busy("the server is streaming its maximum of " + max + " exports ("
                         + ExportSettings.MAX_CONCURRENT.name() + ")");
             }
+
+            int siblings = group == null ? 0 : perExport.getOrDefault(group, 0);
+            if (group != null) {
+                int maxPartitions = maxPartitionsStreaming(config, threads);
+                if (siblings >= maxPartitions) {
+                    throw busy("this partitioned export already streams its maximum of " + maxPartitions
+                            + " partitions at once (" + ExportSettings.MAX_PARTITIONS_STREAMING.name() + ")");
+                }
+            }
             int mine = perUser.getOrDefault(user, 0);
-            if (mine >= maxPerUser) {
+            if (siblings == 0 && mine >= maxPerUser) {
                 throw busy("user " + (caller.user().isEmpty() ? "at " + request.getRemoteAddr() : "'" + user + "'")
                         + " is streaming the maximum of " + maxPerUser + " exports per user ("
                         + ExportSettings.MAX_CONCURRENT_PER_USER.name() + ")");
             }
             running++;
-            perUser.put(user, mine + 1);
+            if (siblings == 0) perUser.put(user, mine + 1);
+            if (group != null) perExport.put(group, siblings + 1);
         }
-        return new Ticket(user, channel, config.get(ExportSettings.WRITE_STALL_TIMEOUT));
+        return new Ticket(user, group, channel, config.get(ExportSettings.WRITE_STALL_TIMEOUT));
     }
 
     private static ApiError busy(String message) {
@@ -149,8 +178,11 @@ final class ExportAdmission {
                 Map.of("Retry-After", Integer.toString(RETRY_AFTER_SECONDS)));
     }
 
-    private synchronized void release(String user) {
+    private synchronized void release(String user, String group) {
         running--;
+        if (group != null && perExport.computeIfPresent(group, (g, n) -> n == 1 ? null : n - 1) != null) {
+            return;  // other partitions of the export still hold the user's slot
+        }
         perUser.computeIfPresent(user, (u, n) -> n == 1 ? null : n - 1);
     }
 
@@ -172,6 +204,8 @@ final class ExportAdmission {
      */
     final class Ticket implements AutoCloseable {
         private final String user;
+        /** The partitioned export this stream is a partition of (user and request), or null. */
+        private final String group;
         private final HttpChannel channel;
         /** HTTP/1.x on its own connection: the watchdog may look for the client's end of the connection. */
         private boolean probing;
@@ -185,8 +219,9 @@ final class ExportAdmission {
         private long probedAt;
         private boolean closed;
 
-        private Ticket(String user, HttpChannel channel, Duration stall) {
+        private Ticket(String user, String group, HttpChannel channel, Duration stall) {
             this.user = user;
+            this.group = group;
             this.channel = channel;
             // HTTP/1.x only: on HTTP/2 (h2c included) the connection carries other streams' frames
             this.probing = channel != null && channel.getConnectionMetaData().getHttpVersion().getVersion() < 20;
@@ -265,7 +300,7 @@ final class ExportAdmission {
                 if (closed) return;
                 closed = true;
             }
-            release(user);
+            release(user, group);
         }
     }
 }

@@ -12,6 +12,7 @@ import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.logging.Log;
 import org.subgraphexport.encode.ContentCoding;
 import org.subgraphexport.encode.Encoders;
+import org.subgraphexport.read.ExportState;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
 import org.subgraphexport.wire.Header;
@@ -181,6 +182,9 @@ final class ExportOutput implements StreamingOutput {
 
     static String code(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof ExportState.Changed changed) {
+                return changed.code();
+            }
             if (c instanceof Status.HasStatus s) {
                 return s.status().code().serialize();
             }

@@ -1,6 +1,7 @@
 package org.subgraphexport.server;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import javax.servlet.http.HttpServletRequest;
@@ -21,6 +22,8 @@ import org.neo4j.logging.Log;
 import org.neo4j.logging.LogProvider;
 import org.subgraphexport.config.ExportSettings;
 import org.subgraphexport.encode.ContentCoding;
+import org.subgraphexport.read.ExportState;
+import org.subgraphexport.read.Partition;
 import org.subgraphexport.read.RelationshipFilter;
 import org.subgraphexport.read.StoreState;
 import org.subgraphexport.read.TraverseExport;
@@ -47,8 +50,8 @@ import org.subgraphexport.wire.Format;
  */
 @Path("/{format}/traverse")
 public final class TraverseResource {
-    static final Set<String> PARAMETERS =
-            Set.of("root", "label", "key", "value", "expand", "attach", "maxDepth", "limit", "db", "timeout");
+    static final Set<String> PARAMETERS = Set.of("root", "label", "key", "value", "expand", "attach", "maxDepth",
+            "limit", "db", "timeout", "partitions", "partition", "state");
 
     private final DatabaseManagementService dbms;
     private final Databases databases;
@@ -71,15 +74,20 @@ public final class TraverseResource {
         RequestParameters params = new RequestParameters(uri, PARAMETERS);
         ExportLimits limits = ExportLimits.of(config, params);
         WalkSpec spec = walkSpec(params, limits);
+        Partition partition = ExportStates.partition(params, config);
         Caller caller = Caller.of(httpRequest);
         GraphDatabaseService db = databases.require(params.get("db"));
+        String version = StoreState.version(db);
+        String pinned = ExportStates.pinned(params, db, version);
         long root = RootLookup.resolve(caller, db, params);
         AcceptEncoding.Choice choice = AcceptEncoding.negotiate(httpRequest, format, config);
 
-        String version = StoreState.version(db);
-        EntityTag identityTag = ETags.of(version, caller.user(), format.pathSegment(), "traverse",
+        String[] identity = {version, caller.user(), format.pathSegment(), "traverse",
                 Long.toString(root), spec.expand().toString(), spec.attach().toString(),
-                Integer.toString(spec.maxDepth()), Long.toString(spec.limit()), Boolean.toString(spec.reportDepthCut()));
+                Integer.toString(spec.maxDepth()), Long.toString(spec.limit()), Boolean.toString(spec.reportDepthCut()),
+                Integer.toString(partition.count()), Integer.toString(partition.index())};
+        EntityTag identityTag = tag(identity, identity.length);
+        httpResponse.setHeader(ExportStates.HEADER, version);
         EntityTag tag = ETags.of(identityTag, choice.preferred());
         List<EntityTag> acceptable = new ArrayList<>(List.of(tag));
         choice.acceptable().forEach(coding -> acceptable.add(ETags.of(identityTag, coding)));
@@ -95,7 +103,9 @@ public final class TraverseResource {
         ResponseCache cache = ResponseCache.of(dbms, cacheSize);
         ResponseCache.Directives directives = ResponseCache.Directives.of(httpRequest);
         // a cached response is admitted as an export is: it holds a request thread while its client reads
-        ExportAdmission.Ticket ticket = ExportAdmission.of(dbms, log).admit(config, caller, httpRequest);
+        // the partitions of one export: the same request but for its partition (the tag of all but the last part)
+        String export = partition.whole() ? null : tag(identity, identity.length - 1).getValue();
+        ExportAdmission.Ticket ticket = ExportAdmission.of(dbms, log).admit(config, caller, httpRequest, export);
         if (!directives.noCache()) {
             Response hit = cached(ticket, cache, choice, identityTag, format);
             if (hit != null) return hit;
@@ -105,7 +115,8 @@ public final class TraverseResource {
             httpResponse.setHeader(HttpHeaders.ETAG, ETags.of(identityTag, chosen).toString());
         });
         ExportOutput output = new ExportOutput(ticket, () -> caller.begin(db, limits.timeoutMillis()), format, coding,
-                (tx, out) -> TraverseExport.run(tx, root, spec, config.get(ExportSettings.READ_THREADS), out), log);
+                (tx, out) -> TraverseExport.run(tx, root, spec, partition, config.get(ExportSettings.READ_THREADS),
+                        ExportState.of(db, pinned), out), log);
         if (cacheSize > 0 && !directives.noStore()) {
             output.capturing(new ExportOutput.Capture(cacheSize,
                     (chosen, bytes) -> cache.put(ETags.of(identityTag, chosen).getValue(), version, bytes)));
@@ -135,6 +146,11 @@ public final class TraverseResource {
                 .tag(ETags.of(identityTag, coding)).cacheControl(ETags.REVALIDATE).header(ETags.CACHE_HEADER, "hit");
         if (coding != ContentCoding.IDENTITY) ok.header(HttpHeaders.CONTENT_ENCODING, coding.token());
         return AcceptEncoding.vary(ok, choice).build();
+    }
+
+    /** The tag of the first {@code count} parts of an identity: database version, user, then the request's parts. */
+    private static EntityTag tag(String[] identity, int count) {
+        return ETags.of(identity[0], identity[1], Arrays.copyOfRange(identity, 2, count));
     }
 
     static WalkSpec walkSpec(RequestParameters params, ExportLimits limits) {

@@ -121,6 +121,26 @@ class MemoryIT {
                     "heap used after GC grew from %.1f MB to %.1f MB with the %s export", before / 1048576.0,
                     after / 1048576.0, format));
         }
+        // A partitioned export: three partitions, one after the other, together every child once; the heap stays flat.
+        long p0 = System.nanoTime();
+        BitSet children = new BitSet(CHILDREN + 1);
+        long partitionedBytes = 0;
+        long[] counts = new long[2];
+        for (int i = 0; i < 3; i++) {
+            partitionedBytes += exportAndCheck(Format.KRYO, HttpRequest.newBuilder(server.httpUri.resolve(
+                    "/extension/kryo/traverse?partitions=3&partition=" + i + "&root="
+                            + URLEncoder.encode(rootId, StandardCharsets.UTF_8))).GET(), true, children, counts);
+        }
+        assertEquals(CHILDREN, children.cardinality(), "the partitions together: every child once");
+        assertEquals(CHILDREN + 1, counts[0], "partitioned: nodes");
+        assertEquals(CHILDREN, counts[1], "partitioned: relationships");
+        after = heapUsedAfterGc();
+        System.out.printf("MemoryIT: kryo in 3 partitions %,15d bytes in %5.1f s; heap used after GC %.1f MB%n",
+                partitionedBytes, (System.nanoTime() - p0) / 1e9, after / 1048576.0);
+        assertTrue(after <= before + ((long) MARGIN_MB << 20), String.format(
+                "heap used after GC grew from %.1f MB to %.1f MB with the partitioned export", before / 1048576.0,
+                after / 1048576.0));
+
         // The Cypher endpoint streams the same subgraph while the query runs (one row per child).
         long t0 = System.nanoTime();
         long bytes = exportAndCheck(Format.KRYO, HttpRequest.newBuilder(server.httpUri.resolve("/extension/kryo/cypher"))
@@ -179,16 +199,34 @@ class MemoryIT {
 
     /** Streams one full export through the client decoder, checking every record; returns the bytes received. */
     private long exportAndCheck(Format format, HttpRequest.Builder request, boolean traverse) throws Exception {
+        BitSet seen = new BitSet(CHILDREN + 1);
+        long[] counts = new long[2];
+        long bytes = exportAndCheck(format, request, traverse, seen, counts);
+        assertEquals(CHILDREN + 1, counts[0], format + " nodes");
+        assertEquals(CHILDREN, counts[1], format + " relationships");
+        assertEquals(CHILDREN, seen.cardinality(), format + ": every child once");
+        return bytes;
+    }
+
+    /**
+     * Streams one export (or one partition of it) through the client decoder, checking every record, marking each
+     * child in {@code seen} (none twice) and adding the nodes and relationships to {@code counts}; the end record
+     * must count exactly the stream's records and name the state its header names. Returns the bytes received.
+     */
+    private long exportAndCheck(Format format, HttpRequest.Builder request, boolean traverse, BitSet seen,
+            long[] counts) throws Exception {
         HttpResponse<InputStream> response = HTTP.send(request.timeout(Duration.ofMinutes(3)).build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         assertEquals(200, response.statusCode(), () -> format + ": " + body(response));
         CountingStream counted = new CountingStream(response.body());
-        BitSet seen = new BitSet(CHILDREN + 1);
         long nodes = 0;
         long relationships = 0;
         ExportEnd end = null;
+        String state;
         try (ExportReader reader = ExportReader.open(format, counted)) {
             assertEquals(traverse ? rootId : "", reader.header().root());
+            state = reader.header().state();
+            assertEquals(response.headers().firstValue("Subgraph-Export-State").orElse(null), state);
             for (ExportRecord r; (r = reader.next()) != null; ) {
                 switch (r) {
                     case ExportNode n -> {
@@ -215,10 +253,9 @@ class MemoryIT {
             assertNull(reader.next());
         }
         assertNotNull(end, format + ": no end record");
-        assertEquals(CHILDREN + 1, nodes, format + " nodes");
-        assertEquals(CHILDREN, relationships, format + " relationships");
-        assertEquals(new ExportEnd(CHILDREN + 1, CHILDREN, false), end, format + " end record");
-        assertEquals(CHILDREN, seen.cardinality(), format + ": every child once");
+        assertEquals(new ExportEnd(nodes, relationships, false, 0, state), end, format + " end record");
+        counts[0] += nodes;
+        counts[1] += relationships;
         return counted.count;
     }
 

@@ -21,6 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.neo4j.driver.AuthTokens;
 import org.neo4j.driver.Driver;
 import org.neo4j.driver.exceptions.AuthenticationException;
+import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
 
@@ -71,7 +72,7 @@ class PluginWithAuthIT {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void rightCredentialsExport(Format format) throws IOException {
         Subgraph g = rootExport().export(server, format, RIGHT);
         assertEquals(Set.of(ids.get("root"), ids.get("child")), g.nodes().keySet());

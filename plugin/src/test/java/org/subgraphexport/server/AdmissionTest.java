@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -24,16 +25,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.neo4j.configuration.connectors.BoltConnector;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.RelationshipType;
 import org.neo4j.graphdb.Transaction;
-import org.neo4j.harness.Neo4j;
-import org.neo4j.harness.Neo4jBuilders;
 import org.neo4j.server.configuration.ServerSettings;
 import org.neo4j.server.web.JettyThreadCalculator;
 import org.subgraphexport.client.BusyRetry;
@@ -57,19 +55,16 @@ class AdmissionTest {
     private static final Pattern LIMITS =
             Pattern.compile("exports: at most (\\d+) at once, (\\d+) per user; the HTTP server has (\\d+) request threads");
     private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private static Neo4j neo4j;
+    // max_concurrent and max_concurrent_per_user at their default, 0: derived from Jetty's pool
+    @RegisterExtension
+    static final InProcessNeo4j neo4j = InProcessNeo4j.withExtension()
+            .with(ExportSettings.RESPONSE_CACHE_SIZE, 64L << 20)
+            .with(ExportSettings.WRITE_STALL_TIMEOUT, Duration.ofMillis(STALL_MILLIS));
     private static String bulkRoot;
     private static String smallRoot;
 
     @BeforeAll
     static void start() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
-                .withConfig(BoltConnector.enabled, false)
-                .withConfig(ExportSettings.RESPONSE_CACHE_SIZE, 64L << 20)
-                .withConfig(ExportSettings.WRITE_STALL_TIMEOUT, Duration.ofMillis(STALL_MILLIS))
-                // max_concurrent and max_concurrent_per_user at their default, 0: derived from Jetty's pool
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .build();
         try (Transaction tx = neo4j.defaultDatabaseService().beginTx()) {
             Node bulk = tx.createNode(Label.label("Bulk"));
             char[] value = new char[BULK_VALUE_CHARS];
@@ -87,11 +82,6 @@ class AdmissionTest {
             smallRoot = small.getElementId();
             tx.commit();
         }
-    }
-
-    @AfterAll
-    static void stop() {
-        if (neo4j != null) neo4j.close();
     }
 
     private static String traverse(String root) {
@@ -142,6 +132,41 @@ class AdmissionTest {
             for (Socket s : held) s.close();
         }
         awaitAdmitted("a small export once the held ones are closed");
+    }
+
+    /**
+     * The partitions of one export streaming at once hold one slot of their user, however many they are, up to
+     * max_partitions_streaming (default: the processors, at most max_concurrent); one more partition of that export is
+     * refused naming that setting, while another export of the same user is still admitted.
+     */
+    @Test
+    void thePartitionsOfOneExportHoldOneSlotOfTheirUserUpToMaxPartitionsStreaming() throws Exception {
+        awaitAdmitted("before the test");
+        int max = Math.max(1, requestThreads() / 2);
+        int partitions = Math.min(Runtime.getRuntime().availableProcessors(), max);
+        assumeTrue(partitions < max, "the server's bound must leave room for one more export");
+        String path = traverse(bulkRoot) + "&partitions=" + (partitions + 1) + "&partition=";
+        List<Socket> held = new ArrayList<>();
+        try {
+            // partition 0 holds every record of the bulk export (its 97 records are one block), so only its streams
+            // stall; what admission counts is streams of the export, whichever partition each is
+            for (int i = 0; i < partitions; i++) {
+                Socket s = stalledRequest(path + 0, "127.0.0.1", "no-cache, no-store");
+                held.add(s);
+                assertEquals("HTTP/1.1 200 OK", RawHttp.head(s).get(""), "partition " + i);
+            }
+            RawHttp.Response refused = RawHttp.get(neo4j.httpURI(), path + partitions);
+            assertEquals(503, refused.status(), () -> refused.text());
+            assertTrue(refused.text().contains(ExportSettings.MAX_PARTITIONS_STREAMING.name()), refused.text());
+            assertEquals("1", refused.headers().get("retry-after"));
+            if (derivedPerUser() >= 2) {
+                assertEquals(200, RawHttp.get(neo4j.httpURI(), traverse(smallRoot)).status(),
+                        partitions + " partitions of one export hold one of the user's " + derivedPerUser() + " slots");
+            }
+        } finally {
+            for (Socket s : held) s.close();
+        }
+        awaitAdmitted("a small export once the partitions are closed");
     }
 
     @Test
@@ -276,12 +301,17 @@ class AdmissionTest {
      * never read beyond what {@link #responseHead} takes; {@code cacheControl} as the request header, or none.
      */
     private static Socket stalledExport(String root, String from, String cacheControl) throws IOException {
+        return stalledRequest(traverse(root), from, cacheControl);
+    }
+
+    /** As {@link #stalledExport}, for any path. */
+    private static Socket stalledRequest(String path, String from, String cacheControl) throws IOException {
         URI server = neo4j.httpURI();
         Socket socket = new Socket();
         socket.setReceiveBufferSize(4096);
         socket.bind(new InetSocketAddress(from, 0));
         socket.connect(new InetSocketAddress(server.getHost(), server.getPort()), 2_000);
-        socket.getOutputStream().write(("GET " + traverse(root) + " HTTP/1.1\r\nHost: " + server.getAuthority() + "\r\n"
+        socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: " + server.getAuthority() + "\r\n"
                 + (cacheControl == null ? "" : "Cache-Control: " + cacheControl + "\r\n") + "\r\n")
                 .getBytes(StandardCharsets.US_ASCII));
         socket.getOutputStream().flush();

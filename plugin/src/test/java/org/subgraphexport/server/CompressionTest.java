@@ -19,13 +19,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPInputStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.neo4j.configuration.GraphDatabaseSettings;
-import org.neo4j.configuration.connectors.BoltConnector;
-import org.neo4j.harness.Neo4j;
-import org.neo4j.harness.Neo4jBuilders;
 import org.subgraphexport.client.ContentEncodings;
 import org.subgraphexport.client.CorruptStreamException;
 import org.subgraphexport.client.ExportFailedException;
@@ -45,25 +42,17 @@ class CompressionTest {
     private static final int OBJECTS = 1500;
     private static final String CYPHER = "{\"query\": \"MATCH (o:Object)-[r:PROPERTY]->(p) RETURN o, r, p\"}";
     private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private static Neo4j neo4j;
+    @RegisterExtension
+    static final InProcessNeo4j neo4j = InProcessNeo4j.withExtension()
+            .with(GraphDatabaseSettings.transaction_monitor_check_interval, java.time.Duration.ofHours(1))
+            .with(ExportSettings.RESPONSE_CACHE_SIZE, 64L << 20);
     private static DemoGraph.Result demo;
     private static URI base;
 
     @BeforeAll
     static void start() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
-                .withConfig(BoltConnector.enabled, false)
-                .withConfig(GraphDatabaseSettings.transaction_monitor_check_interval, java.time.Duration.ofHours(1))
-                .withConfig(ExportSettings.RESPONSE_CACHE_SIZE, 64L << 20)
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .build();
         demo = DemoGraph.generate(neo4j.defaultDatabaseService(), OBJECTS, DemoGraph.DEFAULT_SEED, done -> {});
         base = neo4j.httpURI().resolve("/extension/");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (neo4j != null) neo4j.close();
     }
 
     private static String traverse(Format format, String extra) {

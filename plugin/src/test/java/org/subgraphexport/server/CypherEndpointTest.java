@@ -12,23 +12,21 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.graphdb.Transaction;
-import org.neo4j.harness.Neo4j;
-import org.neo4j.harness.Neo4jBuilders;
+import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
 
 /** The Cypher endpoint over real HTTP on an in-process Neo4j: graphs, not paths; read-only; errors before streaming. */
 class CypherEndpointTest {
-    private static Neo4j neo4j;
+    @RegisterExtension
+    static final InProcessNeo4j neo4j = InProcessNeo4j.withExtension();
     private static FixtureGraph fixture;
     private static ExportHttp http;
     /** Element ids of the lattice nodes and relationships, from Cypher. */
@@ -39,10 +37,6 @@ class CypherEndpointTest {
 
     @BeforeAll
     static void start() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
-                .withConfig(BoltConnector.enabled, false)
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .build();
         fixture = FixtureGraph.create(neo4j.defaultDatabaseService());
         http = new ExportHttp(neo4j.httpURI());
         try (Transaction tx = neo4j.defaultDatabaseService().beginTx()) {
@@ -61,11 +55,6 @@ class CypherEndpointTest {
         }
     }
 
-    @AfterAll
-    static void stop() {
-        if (neo4j != null) neo4j.close();
-    }
-
     private static String body(String query, String paramsJson) {
         return "{\"query\": " + json(query) + ", \"params\": " + paramsJson + "}";
     }
@@ -75,7 +64,7 @@ class CypherEndpointTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void foundingQueriesReturnTheTraverseGraph(Format format) throws IOException {
         Subgraph traverse = http.traverse(format, params("label", "Object", "key", "id", "value", "1"));
         // The founding query shape, with the root included (*0..) and attached data followed to any depth
@@ -112,7 +101,7 @@ class CypherEndpointTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void manyPathsGiveEachNodeAndRelationshipOnce(Format format) throws IOException {
         Subgraph g = http.cypher(format, body("""
                 MATCH p = (s:Lat {i: 0, j: 0})-[:L*]->(t:Lat {i: $last, j: $last})
@@ -215,7 +204,7 @@ class CypherEndpointTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void rowsModeRoundTripsScalarsOfEveryType(Format format) throws IOException {
         Subgraph graphOnly = http.cypher(format, body("RETURN 42 AS i, [1, 'a'] AS l", "{}"));
         assertTrue(graphOnly.rows().isEmpty() && graphOnly.columns().isEmpty(), "graph mode sends no rows");
@@ -252,7 +241,7 @@ class CypherEndpointTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void rowsModeCarriesEveryPropertyTypeAndRefersToEntitiesSentOnce(Format format) throws IOException {
         Subgraph rows = cypherRows(format, """
                 MATCH p = (root)-[r:CHILDREN]->(child) WHERE elementId(root) = $root

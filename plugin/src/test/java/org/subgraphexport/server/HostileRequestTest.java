@@ -25,21 +25,18 @@ import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Transaction;
-import org.neo4j.harness.Neo4j;
-import org.neo4j.harness.Neo4jBuilders;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.read.StoreState;
@@ -65,7 +62,8 @@ class HostileRequestTest {
     /** Rejected by Jetty before the extension runs: a status, an HTML page, no JSON code. */
     private static final String JETTY = "(Jetty, no JSON)";
 
-    private static Neo4j neo4j;
+    @RegisterExtension
+    static final InProcessNeo4j neo4j = InProcessNeo4j.withExtension();
     private static FixtureGraph fixture;
     private static ExportHttp http;
     private static URI server;
@@ -76,10 +74,6 @@ class HostileRequestTest {
 
     @BeforeAll
     static void start() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
-                .withConfig(BoltConnector.enabled, false)
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .build();
         fixture = FixtureGraph.create(neo4j.defaultDatabaseService());
         server = neo4j.httpURI();
         http = new ExportHttp(server);
@@ -95,11 +89,6 @@ class HostileRequestTest {
         try (Transaction tx = neo4j.databaseManagementService().database("system").beginTx()) {
             systemNodeId = tx.getAllNodes().iterator().next().getElementId();
         }
-    }
-
-    @AfterAll
-    static void stop() {
-        if (neo4j != null) neo4j.close();
     }
 
     // ---- requests ----
@@ -448,7 +437,7 @@ class HostileRequestTest {
     // ---- afterwards ----
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     @Order(4)
     void afterAllOfItTheServerStillExportsExactly(Format format) throws IOException {
         assertExportsTheFixture(format);

@@ -25,17 +25,14 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.neo4j.configuration.GraphDatabaseSettings;
-import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.RelationshipType;
 import org.neo4j.graphdb.Transaction;
-import org.neo4j.harness.Neo4j;
-import org.neo4j.harness.Neo4jBuilders;
 import org.subgraphexport.client.ExportFailedException;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.Subgraph;
@@ -54,21 +51,18 @@ class ReliabilityTest {
     private static final int BULK_VALUE_CHARS = 512 * 1024;
     private static final int BULK_RECEIVE_BUFFER = 16 * 1024;
     private static String bulkRoot;
-    private static Neo4j neo4j;
+    @RegisterExtension
+    static final InProcessNeo4j neo4j = InProcessNeo4j.withExtension()
+            .with(GraphDatabaseSettings.transaction_monitor_check_interval, Duration.ofHours(1))
+            // thirty-two exports at once, all from this address: above the default bounds (SlowClientsIT)
+            .with(ExportSettings.MAX_CONCURRENT, 32)
+            .with(ExportSettings.MAX_CONCURRENT_PER_USER, 32);
     private static DemoGraph.Result demo;
     private static URI base;
     private static final HttpClient HTTP = HttpClient.newBuilder().build();
 
     @BeforeAll
     static void start() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
-                .withConfig(BoltConnector.enabled, false)
-                .withConfig(GraphDatabaseSettings.transaction_monitor_check_interval, Duration.ofHours(1))
-                // thirty-two exports at once, all from this address: above the default bounds (SlowClientsIT)
-                .withConfig(ExportSettings.MAX_CONCURRENT, 32)
-                .withConfig(ExportSettings.MAX_CONCURRENT_PER_USER, 32)
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .build();
         demo = DemoGraph.generate(neo4j.defaultDatabaseService(), OBJECTS, DemoGraph.DEFAULT_SEED, done -> {});
         base = neo4j.httpURI().resolve("/extension/");
         try (Transaction tx = neo4j.defaultDatabaseService().beginTx()) {
@@ -83,11 +77,6 @@ class ReliabilityTest {
             bulkRoot = root.getElementId();
             tx.commit();
         }
-    }
-
-    @AfterAll
-    static void stop() {
-        if (neo4j != null) neo4j.close();
     }
 
     private static URI traverse(Format format, String extra) {

@@ -10,32 +10,21 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.neo4j.configuration.connectors.BoltConnector;
-import org.neo4j.harness.Neo4j;
-import org.neo4j.harness.Neo4jBuilders;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.subgraphexport.config.ExportSettings;
 
 /** Repeats are free: ETags with 304, the server-side response cache, and its invalidation by commits. */
 class RepeatsTest {
-    private static Neo4j neo4j;
+    @RegisterExtension
+    static final InProcessNeo4j neo4j = InProcessNeo4j.withExtension()
+            .with(ExportSettings.RESPONSE_CACHE_SIZE, 8L << 20);
     private static FixtureGraph fixture;
 
     @BeforeAll
     static void start() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
-                .withConfig(BoltConnector.enabled, false)
-                .withConfig(ExportSettings.RESPONSE_CACHE_SIZE, 8L << 20)
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .build();
         fixture = FixtureGraph.create(neo4j.defaultDatabaseService());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (neo4j != null) neo4j.close();
     }
 
     private static HttpResponse<byte[]> get(String format, String ifNoneMatch) {

@@ -13,14 +13,13 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.neo4j.configuration.GraphDatabaseInternalSettings;
 import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.graphdb.GraphDatabaseService;
-import org.neo4j.harness.Neo4j;
-import org.neo4j.harness.Neo4jBuilders;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
@@ -30,7 +29,11 @@ import org.subgraphexport.wire.Format;
  * as the authenticated user (not with the full access an extension's beginTx() would have).
  */
 class SecurityTest {
-    private static Neo4j neo4j;
+    @RegisterExtension
+    static final InProcessNeo4j neo4j = InProcessNeo4j.withExtension()
+            .with(BoltConnector.enabled, true)  // Bolt on, as before
+            .with(GraphDatabaseSettings.auth_enabled, true)
+            .with(GraphDatabaseInternalSettings.netty_server_shutdown_quiet_period, Duration.ZERO);
     private static FixtureGraph fixture;
     private static URI base;
     // HTTP/1.1: over h2c, Jetty answers a POST it refuses (401) by resetting the stream, which the JDK client
@@ -39,11 +42,6 @@ class SecurityTest {
 
     @BeforeAll
     static void start() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
-                .withConfig(GraphDatabaseSettings.auth_enabled, true)
-                .withConfig(GraphDatabaseInternalSettings.netty_server_shutdown_quiet_period, Duration.ZERO)
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .build();
         GraphDatabaseService system = neo4j.databaseManagementService().database("system");
         system.executeTransactionally("CREATE USER alice SET PASSWORD 'alice-secret' CHANGE NOT REQUIRED");
         system.executeTransactionally("CREATE USER bob SET PASSWORD 'bob-secret' CHANGE REQUIRED");
@@ -53,11 +51,6 @@ class SecurityTest {
         neo4j.defaultDatabaseService().executeTransactionally(
                 "CREATE (:Marker {name: 'alice'}), (:Marker {name: 'bob'}), (:Marker {name: ''})");
         base = neo4j.httpURI();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (neo4j != null) neo4j.close();
     }
 
     private static HttpResponse<byte[]> send(HttpRequest.Builder request, String credentials) {

@@ -10,38 +10,27 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.neo4j.configuration.connectors.BoltConnector;
-import org.neo4j.harness.Neo4j;
-import org.neo4j.harness.Neo4jBuilders;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.config.ExportSettings;
 import org.subgraphexport.wire.Format;
 
 /** The plugin's own settings in force: server maxima for depth, nodes and time. */
 class ServerLimitsTest {
-    private static Neo4j neo4j;
+    @RegisterExtension
+    static final InProcessNeo4j neo4j = InProcessNeo4j.withExtension()
+            .with(ExportSettings.MAX_DEPTH, 1)
+            .with(ExportSettings.MAX_NODES, 5L)
+            .with(ExportSettings.MAX_TIMEOUT, Duration.ofSeconds(10));
     private static FixtureGraph fixture;
     private static ExportHttp http;
 
     @BeforeAll
     static void start() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
-                .withConfig(BoltConnector.enabled, false)
-                .withConfig(ExportSettings.MAX_DEPTH, 1)
-                .withConfig(ExportSettings.MAX_NODES, 5L)
-                .withConfig(ExportSettings.MAX_TIMEOUT, Duration.ofSeconds(10))
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .build();
         fixture = FixtureGraph.create(neo4j.defaultDatabaseService());
         http = new ExportHttp(neo4j.httpURI());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (neo4j != null) neo4j.close();
     }
 
     private void assertRejected(String query, String messagePart) {

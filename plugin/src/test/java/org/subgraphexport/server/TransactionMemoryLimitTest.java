@@ -6,18 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.subgraphexport.server.ExportHttp.params;
 
 import java.io.IOException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.neo4j.configuration.GraphDatabaseSettings;
-import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.RelationshipType;
 import org.neo4j.graphdb.Transaction;
-import org.neo4j.harness.Neo4j;
-import org.neo4j.harness.Neo4jBuilders;
 import org.subgraphexport.client.ExportFailedException;
 import org.subgraphexport.wire.Format;
 
@@ -33,18 +30,15 @@ class TransactionMemoryLimitTest {
     static final int CHILDREN = 600_000;
     static final int BATCH = 1_000;
 
-    private static Neo4j neo4j;
+    @RegisterExtension
+    static final InProcessNeo4j neo4j = InProcessNeo4j.withExtension()
+            .with(GraphDatabaseSettings.memory_transaction_max_size, LIMIT);
     private static ExportHttp http;
     private static String wideRoot;
     private static String smallRoot;
 
     @BeforeAll
     static void start() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
-                .withConfig(BoltConnector.enabled, false)
-                .withConfig(GraphDatabaseSettings.memory_transaction_max_size, LIMIT)
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .build();
         GraphDatabaseService db = neo4j.defaultDatabaseService();
         wideRoot = root(db, CHILDREN);
         smallRoot = root(db, 10);
@@ -68,11 +62,6 @@ class TransactionMemoryLimitTest {
             }
         }
         return id;
-    }
-
-    @AfterAll
-    static void stop() {
-        if (neo4j != null) neo4j.close();
     }
 
     @Test

@@ -17,15 +17,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.neo4j.configuration.connectors.BoltConnector;
-import org.neo4j.harness.Neo4j;
-import org.neo4j.harness.Neo4jBuilders;
+import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.client.ExportNode;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRelationship;
@@ -35,23 +32,15 @@ import org.subgraphexport.wire.Format;
 
 /** The traverse endpoint over real HTTP on an in-process Neo4j, every format decoded by the client. */
 class TraverseEndpointTest {
-    private static Neo4j neo4j;
+    @RegisterExtension
+    static final InProcessNeo4j neo4j = InProcessNeo4j.withExtension();
     private static FixtureGraph fixture;
     private static ExportHttp http;
 
     @BeforeAll
     static void start() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
-                .withConfig(BoltConnector.enabled, false)
-                .withUnmanagedExtension("/extension", TraverseResource.class)
-                .build();
         fixture = FixtureGraph.create(neo4j.defaultDatabaseService());
         http = new ExportHttp(neo4j.httpURI());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (neo4j != null) neo4j.close();
     }
 
     private Set<String> nodeIds(Subgraph g) {
@@ -77,7 +66,7 @@ class TraverseEndpointTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void exportsExactlyTheSubgraphWithEveryValue(Format format) throws IOException {
         Subgraph g = http.traverse(format, params("root", fixture.id("root")));
 
@@ -116,7 +105,7 @@ class TraverseEndpointTest {
 
     /** The client's open(HttpResponse): the format from the Content-Type, refusals as ExportRequestException. */
     @ParameterizedTest
-    @EnumSource(value = Format.class, names = "ARROW", mode = EnumSource.Mode.EXCLUDE)  // arrow: PythonClientIT
+    @ClientFormats
     void clientOpensTheHttpResponseItself(Format format) throws IOException {
         Subgraph expected = http.traverse(format, params("root", fixture.id("root")));
         HttpResponse<InputStream> ok = http.getStream(format.pathSegment() + "/traverse?"

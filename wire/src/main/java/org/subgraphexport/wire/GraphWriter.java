@@ -26,7 +26,7 @@ import java.io.IOException;
  * error record follows the last complete record, so a decoder returns every complete record before it intact
  * and then raises the error; a JSON stream stays well-formed JSON. After {@link #error} only {@link #finish}
  * may follow. The price: a writer holds back the record it is writing (and everything since it last handed
- * {@link Wire#KRYO_BUFFER} bytes to the target), so one record is in memory whole, however large (a node with a
+ * {@link Wire#HAND_OVER_BYTES} bytes to the target), so one record is in memory whole, however large (a node with a
  * 100 MB property, a row with a list of a million elements). Calling {@link #error} (or {@link #end}) before
  * {@link #header} returned, or after the closing record, is a programming error: it throws
  * {@link IllegalStateException} and writes nothing (there is no stream to end yet, or it has ended).
@@ -68,6 +68,14 @@ public interface GraphWriter extends ValueSink {
      * @throws IllegalStateException before {@link #header}, inside a record, or after the closing record
      */
     void end(long nodes, long relationships, boolean truncated) throws IOException;
+
+    /**
+     * As {@link #end(long, long, boolean)}, naming the store state when the stream ended ({@link Header#state()}'s
+     * kind of token). The formats' writers carry it; a writer that does not (a test's, a benchmark's) drops it.
+     */
+    default void end(long nodes, long relationships, boolean truncated, String state) throws IOException {
+        end(nodes, relationships, truncated);
+    }
 
     /**
      * Closing record of a failed stream: what went wrong after streaming had started. Valid at any point after

@@ -3,12 +3,21 @@ package org.subgraphexport.wire;
 /**
  * The wire format, specified in one place (mirrored, with a worked example, in {@code docs/wire-format.md}).
  *
- * <h2>Common semantics (all four formats)</h2>
+ * <h2>Common semantics (every format; {@link Arrow} says how {@code arrow} carries them)</h2>
  * A stream is one {@code header} record, then node and relationship records in any order except that a
  * relationship always comes after both of its end nodes, then exactly one closing record: {@code end} (how many
  * nodes and relationships were written, and whether the export was truncated by a limit) or {@code error}
  * (a code and a message: the export failed after streaming had started). Nothing follows the closing record.
  * A stream without a closing record is truncated, whatever the transport said. Format version: {@link #VERSION}.
+ *
+ * <p><b>State and partitions</b> (version 2): the header names the store state the export read
+ * ({@code state}: an opaque token, the database and its last committed transaction when the read began; empty for
+ * an export that reads no store) and which partition of how many the stream is ({@code partition}, {@code partitions};
+ * 0 of 1 for a whole export); the end record names the state when the stream ended: equal to the header's, no commit
+ * happened while the export read. A partitioned export's partitions carry each record of the whole export once:
+ * record {@code k} of the whole export's sequence is in partition {@code (k / PARTITION_BLOCK) % partitions}, in the
+ * whole export's order; a relationship's end nodes may be in other partitions. Decoders accept version 1 (no state:
+ * empty; partition 0 of 1) and 2.
  * Element ids are the database's element id strings: {@code nodeIdPrefix} or {@code relIdPrefix} followed by
  * the element's numeric id, a signed 64-bit integer, in signed decimal ({@code Long.toString}); Kryo carries the
  * number itself as a varlong of its 64 bits (a negative id takes 9 bytes).
@@ -41,10 +50,11 @@ package org.subgraphexport.wire;
  *     Plain "varint"/"varlong" below means non-zigzag ({@code optimizePositive=true}).</li>
  * <li><b>string</b>: varint byte length, then that many UTF-8 bytes. Unpaired surrogates are written as
  *     {@code '?'} (0x3F), exactly as {@code String.getBytes(UTF_8)} would.</li>
- * <li><b>stream</b>: {@link #MAGIC_0 magic} {@code 'S' 'G' 'X'} (0x53 0x47 0x58), version byte 0x01, then records.</li>
+ * <li><b>stream</b>: {@link #MAGIC_0 magic} {@code 'S' 'G' 'X'} (0x53 0x47 0x58), version byte 0x02, then records.</li>
  * <li><b>record</b>: one tag byte, then its payload:
  *   <ul>
- *   <li>{@link #HEADER} 0x01: string database, string root, string nodeIdPrefix, string relIdPrefix.</li>
+ *   <li>{@link #HEADER} 0x01: string database, string root, string nodeIdPrefix, string relIdPrefix, string state,
+ *       varint partition, varint partitions (version 1: the four strings only).</li>
  *   <li>{@link #NODE} 0x02: varlong id, varint labelCount, labelCount × label token reference, properties.</li>
  *   <li>{@link #RELATIONSHIP} 0x03: varlong id, type token reference, varlong startId, varlong endId,
  *       properties.</li>
@@ -53,7 +63,8 @@ package org.subgraphexport.wire;
  *   <li>{@link #COLUMNS} 0x06 (rows streams only, right after the header): varint count, count × string.</li>
  *   <li>{@link #ROW} 0x07 (rows streams only): one value per column, in column order.</li>
  *   </ul>
- *   In a rows stream the END record has one more field after the truncated byte: varlong rows.</li>
+ *   In a rows stream the END record has one more field after the truncated byte: varlong rows. Last comes
+ *   string state (version 2).</li>
  * <li><b>token reference</b>: three stream-local dictionaries (labels, relationship types, property keys), each
  *     starting empty and numbered 0, 1, 2, ... in order of first appearance. A reference is a varint index: equal
  *     to the dictionary's current size, it defines the next token and a string with its name follows at once;
@@ -100,8 +111,9 @@ package org.subgraphexport.wire;
  * Decoders reject any length (string bytes, byte-array length, array or vector elements, list or map size, path
  * length, column count) above {@link #MAX_LENGTH}, and lists and maps nested deeper than {@link #MAX_NESTING}.
  *
- * <p>The Kryo writer hands its buffer to the target only between records, once it holds {@link #KRYO_BUFFER}
- * bytes or more; a record is never partly written, so an error record can replace an unfinished one.
+ * <p>The Kryo writer, like every writer, hands its buffer to the target only between records, once it holds
+ * {@link #HAND_OVER_BYTES} bytes or more; a record is never partly written, so an error record can replace an
+ * unfinished one.
  *
  * <h2>Kryo with LZF ({@code kryo-lzf})</h2>
  * The exact Kryo byte stream, compressed as a sequence of LZF chunks (compress-lzf's format: {@code 'Z' 'V'},
@@ -148,7 +160,9 @@ public final class Wire {
     private Wire() {}
 
     /** Format version, in the Kryo stream's fifth byte and the header record's {@code version} field. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+    /** The oldest version decoders accept: version 1 streams have no state and no partition in header and end. */
+    public static final int MIN_VERSION = 1;
 
     /** The Kryo stream's first three bytes, {@code 'S' 'G' 'X'}. */
     public static final int MAGIC_0 = 0x53, MAGIC_1 = 0x47, MAGIC_2 = 0x58;
@@ -206,6 +220,12 @@ public final class Wire {
     public static final int VECTOR_FLOAT32 = 4;
     public static final int VECTOR_FLOAT64 = 5;
 
+    /**
+     * Records per block of a partitioned export: record {@code k} of the walk's sequence (nodes and relationships in
+     * the single stream's order, from 0) belongs to partition {@code (k / PARTITION_BLOCK) % partitions}.
+     */
+    public static final int PARTITION_BLOCK = 256;
+
     /** Largest string byte length, byte-array length or element count a decoder accepts (256 Mi). */
     public static final int MAX_LENGTH = 1 << 28;
 
@@ -226,7 +246,7 @@ public final class Wire {
      * target sees writes of at least this size, and never part of a record. A record larger than this is held in
      * memory whole.
      */
-    public static final int KRYO_BUFFER = 64 * 1024;
+    public static final int HAND_OVER_BYTES = 64 * 1024;
 
     // Media types
     public static final String MEDIA_JSON = "application/json";
@@ -266,6 +286,9 @@ public final class Wire {
         public static final String MESSAGE = "message";
         public static final String NAMES = "names";
         public static final String ROWS = "rows";
+        public static final String STATE = "state";
+        public static final String PARTITION = "partition";
+        public static final String PARTITIONS = "partitions";
 
         // values of "record"
         public static final String R_HEADER = "header";
@@ -354,6 +377,10 @@ public final class Wire {
         public static final String META_ROOT = "subgraph.root";
         public static final String META_NODE_ID_PREFIX = "subgraph.node_id_prefix";
         public static final String META_REL_ID_PREFIX = "subgraph.relationship_id_prefix";
+        /** Schema metadata (version 2): the state read, and partition and partitions in decimal. */
+        public static final String META_STATE = "subgraph.state";
+        public static final String META_PARTITION = "subgraph.partition";
+        public static final String META_PARTITIONS = "subgraph.partitions";
         /** Field metadata of a group: its record kind, {@link #NODE} or {@link #RELATIONSHIP}. */
         public static final String META_KIND = "subgraph.kind";
         /** Field metadata of a property column: the property key, and the wire type it holds ({@code int[]}). */

@@ -16,7 +16,7 @@ import javax.ws.rs.core.StreamingOutput;
  */
 @Path("/bytes")
 public final class FloorResource {
-    /** Write size: the kryo writer's buffer ({@code Wire.KRYO_BUFFER}). */
+    /** Write size: what every writer hands to the servlet stream at a time ({@code Wire.HAND_OVER_BYTES}). */
     static final int CHUNK = 64 * 1024;
     static final String MEDIA_TYPE = "application/octet-stream";
     private static final AtomicReference<byte[]> PAYLOAD = new AtomicReference<>(new byte[0]);

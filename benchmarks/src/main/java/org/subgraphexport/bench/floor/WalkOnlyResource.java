@@ -2,11 +2,6 @@ package org.subgraphexport.bench.floor;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetTime;
-import java.time.ZonedDateTime;
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
 import javax.ws.rs.QueryParam;
@@ -20,13 +15,12 @@ import org.neo4j.internal.kernel.api.security.LoginContext;
 import org.neo4j.kernel.api.KernelTransaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.kernel.internal.GraphDatabaseAPI;
+import org.subgraphexport.bench.DiscardingWriter;
 import org.subgraphexport.config.ExportSettings;
 import org.subgraphexport.read.SubgraphWalker;
 import org.subgraphexport.read.TraverseExport;
 import org.subgraphexport.read.WalkSpec;
 import org.subgraphexport.wire.GraphWriter;
-import org.subgraphexport.wire.Header;
-import org.subgraphexport.wire.TokenNames;
 
 /**
  * Benchmark only: the walk without the output. {@code GET /floor/walk?root=<elementId>} runs exactly what
@@ -69,149 +63,5 @@ public final class WalkOnlyResource {
         String body = "{\"nodes\":" + result.nodes() + ",\"relationships\":" + result.relationships()
                 + ",\"truncated\":" + result.truncated() + ",\"sink\":" + out.sink + "}";
         return Response.ok(body.getBytes(StandardCharsets.UTF_8), MediaType.APPLICATION_JSON_TYPE).build();
-    }
-
-    /**
-     * Encodes nothing; folds every id and value into {@link #sink} so that no call is optimised away. Stored strings
-     * that arrive as UTF-8 bytes are not decoded. Also the "walk" of {@code ParallelWalkProbe}.
-     */
-    public static final class DiscardingWriter implements GraphWriter {
-        public long sink;
-
-        public void header(Header header, TokenNames tokens) {}
-
-        public void beginNode(long id, int[] labels, int labelCount) {
-            sink += id;
-            for (int i = 0; i < labelCount; i++) sink += labels[i];
-        }
-
-        public void endNode() {}
-
-        public void beginRelationship(long id, int type, long startNode, long endNode) {
-            sink += id + type + startNode + endNode;
-        }
-
-        public void endRelationship() {}
-
-        public void property(int key) {
-            sink += key;
-        }
-
-        public void columns(String[] names) {}
-
-        public void beginRow() {}
-
-        public void endRow() {}
-
-        public void end(long nodes, long relationships, boolean truncated) {}
-
-        public void error(String code, String message) {}
-
-        public void finish() {}
-
-        public void writeBoolean(boolean value) {
-            sink += value ? 1 : 0;
-        }
-
-        public void writeByte(byte value) {
-            sink += value;
-        }
-
-        public void writeShort(short value) {
-            sink += value;
-        }
-
-        public void writeInt(int value) {
-            sink += value;
-        }
-
-        public void writeLong(long value) {
-            sink += value;
-        }
-
-        public void writeFloat(float value) {
-            sink += Float.floatToRawIntBits(value);
-        }
-
-        public void writeDouble(double value) {
-            sink += Double.doubleToRawLongBits(value);
-        }
-
-        public void writeChar(char value) {
-            sink += value;
-        }
-
-        public void writeString(String value) {
-            sink += value.length();
-        }
-
-        /** Longer stored strings, as UTF-8 bytes, where the writer interface passes them so (not decoded here). */
-        public void writeUtf8(byte[] utf8, int offset, int length) {
-            sink += length;
-        }
-
-        public void writeBytes(byte[] value) {
-            sink += value.length;
-        }
-
-        public void writePoint(int srid, double[] coordinates) {
-            sink += srid + coordinates.length;
-        }
-
-        public void writeDuration(long months, long days, long seconds, int nanos) {
-            sink += months + days + seconds + nanos;
-        }
-
-        public void writeDate(LocalDate value) {
-            sink += value.getDayOfMonth();
-        }
-
-        public void writeLocalTime(LocalTime value) {
-            sink += value.getNano();
-        }
-
-        public void writeTime(OffsetTime value) {
-            sink += value.getNano();
-        }
-
-        public void writeLocalDateTime(LocalDateTime value) {
-            sink += value.getNano();
-        }
-
-        public void writeDateTime(ZonedDateTime value) {
-            sink += value.getNano();
-        }
-
-        public void writeUuid(long mostSignificantBits, long leastSignificantBits) {
-            sink += leastSignificantBits;
-        }
-
-        public void writeVector(VectorKind kind, Object values) {
-            sink += kind.ordinal();
-        }
-
-        public void beginArray(int size, ArrayKind kind) {
-            sink += size;
-        }
-
-        public void endArray() {}
-
-        public void writeNull() {}
-
-        public void beginList(int size) {}
-
-        public void endList() {}
-
-        public void beginMap(int size) {}
-
-        public void mapKey(String key) {}
-
-        public void endMap() {}
-
-        public void writeNodeRef(long id) {}
-
-        public void writeRelationshipRef(long id) {}
-
-        public void writePath(long[] nodeIds, long[] relationshipIds) {}
     }
 }

@@ -75,17 +75,17 @@ public final class Decoders {
     }
 
     private static ExportParser start(Format format, Source source) throws IOException {
-        AbstractRecordReader reader = switch (format) {
-            case JSON -> new JsonRecordReader(source);
-            case BSON -> new BsonRecordReader(source);
-            case KRYO -> new KryoRecordReader(format, source, source);
-            case KRYO_LZF -> new KryoRecordReader(format, source,
+        AbstractParser parser = switch (format) {
+            case JSON -> new JsonTokenParser(source);
+            case BSON -> new BsonTokenParser(source);
+            case KRYO -> new KryoParser(format, source, source);
+            case KRYO_LZF -> new KryoParser(format, source,
                     new LZFInputStream(ChunkDecoderFactory.safeInstance(), source));
             case ARROW -> throw new IllegalArgumentException(
                     "the Java client decodes the record formats; read an arrow stream with an Arrow reader (pyarrow)");
         };
-        reader.start();
-        return reader;
+        parser.start();
+        return parser;
     }
 
     /** The format whose media type {@code contentType} names (parameters and case ignored), if any. */

@@ -15,7 +15,7 @@ import java.util.Arrays;
 
 /**
  * The tokens of a JSON stream read straight from its UTF-8 bytes, in the meaning of Jackson's {@link JsonParser} (the
- * subset of its API {@link TokenRecordReader} uses, through {@link JsonRecordReader}), for the {@code json} format. It
+ * subset of its API {@link TokenParser} uses, through {@link JsonTokenParser}), for the {@code json} format. It
  * replaces Jackson's parser there because decoding strings through Jackson (UTF-8 to a char buffer, then a String) was
  * most of the JSON decoder's CPU: here an ASCII string without escapes that lies in the input buffer becomes a String
  * with one Latin-1 copy (found eight bytes at a time), and field names and short values (labels, types, enum-like

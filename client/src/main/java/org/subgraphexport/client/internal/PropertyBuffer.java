@@ -24,31 +24,31 @@ final class PropertyBuffer implements ExportHandler {
         values.add(value);
     }
 
-    /** Hands the properties on through {@code reader}'s checks (distinct keys) to its handler. */
-    void replay(AbstractRecordReader reader) throws CorruptStreamException {
+    /** Hands the properties on through {@code parser}'s checks (distinct keys) to its handler. */
+    void replay(AbstractParser parser) throws CorruptStreamException {
         for (int i = 0; i < keys.size(); i++) {
-            reader.property(keys.get(i));
+            parser.property(keys.get(i));
             Object v = values.get(i);
             if (v instanceof String s) {
-                reader.stringValue(s);
+                parser.stringValue(s);
             } else if (v instanceof Long l) {
-                reader.longValue(l);
+                parser.longValue(l);
             } else if (v instanceof Double d) {
-                reader.doubleValue(d);
+                parser.doubleValue(d);
             } else if (v instanceof Boolean b) {
-                reader.booleanValue(b);
+                parser.booleanValue(b);
             } else if (v instanceof Integer n) {
-                reader.intValue(n);
+                parser.intValue(n);
             } else if (v instanceof Float f) {
-                reader.floatValue(f);
+                parser.floatValue(f);
             } else if (v instanceof Short n) {
-                reader.shortValue(n);
+                parser.shortValue(n);
             } else if (v instanceof Byte n) {
-                reader.byteValue(n);
+                parser.byteValue(n);
             } else if (v instanceof Character c) {
-                reader.charValue(c);
+                parser.charValue(c);
             } else {
-                reader.objectValue(v);
+                parser.objectValue(v);
             }
         }
     }

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import org.subgraphexport.client.ElementId;
 import org.subgraphexport.client.ExportColumns;
-import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportHandler;
 import org.subgraphexport.client.ExportHeader;
 import org.subgraphexport.client.ExportNode;
@@ -37,7 +36,6 @@ public final class RecordReader implements ExportReader, ExportHandler {
     private String start;
     private String end;
     private List<String> columns;
-    private ExportEnd endRecord;
     /** Lists and maps of the current row, the row's own values list first; {@code depth} of them open. */
     private Object[] containers = new Object[8];
     private String[] mapKeys = new String[8];
@@ -77,7 +75,7 @@ public final class RecordReader implements ExportReader, ExportHandler {
             case RELATIONSHIP -> new ExportRelationship(id, type, start, end, parts.properties());
             case COLUMNS -> new ExportColumns(columns);
             case ROW -> new ExportRow(rowValues());
-            case END -> endRecord;
+            case END -> parser.end();
         };
     }
 
@@ -132,10 +130,6 @@ public final class RecordReader implements ExportReader, ExportHandler {
         depth = 1;
     }
 
-    @Override
-    public void end(long nodes, long relationships, boolean truncated, long rows) {
-        endRecord = new ExportEnd(nodes, relationships, truncated, rows);
-    }
 
     @Override
     @SuppressWarnings("unchecked")

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 
 /**
- * Tokens in the meaning of Jackson's {@code JsonParser}, as {@link TokenRecordReader} reads records from them:
+ * Tokens in the meaning of Jackson's {@code JsonParser}, as {@link TokenParser} reads records from them:
  * {@link JsonTokens} over JSON text, {@link BsonTokens} over one BSON document.
  */
 interface Tokens {

@@ -70,12 +70,12 @@ class BsonTokensTest {
             int length = documents.length();
             ours.reset(doc, length);
             JsonParser parser = BSON.createParser(new ByteArrayInputStream(doc.clone(), 0, length));
-            compare(of(parser), of(ours), random, HexFormat.of().formatHex(doc, 0, Math.min(length, 400)));
+            compare(of(parser), ours, random, HexFormat.of().formatHex(doc, 0, Math.min(length, 400)));
             parser.close();
         }
     }
 
-    private void compare(Parser reference, Parser actual, Random random, String doc) {
+    private void compare(Tokens reference, Tokens actual, Random random, String doc) {
         for (int step = 0; ; step++) {
             boolean skip = (reference.currentToken() == JsonToken.START_OBJECT
                     || reference.currentToken() == JsonToken.START_ARRAY) && random.nextInt(4) == 0;
@@ -93,7 +93,7 @@ class BsonTokensTest {
     }
 
     /** One step (nextToken, or skipChildren) and everything there is to see about the token it ends on. */
-    private static String observe(Parser t, boolean skip) {
+    private static String observe(Tokens t, boolean skip) {
         try {
             if (skip) {
                 t.skipChildren();
@@ -133,38 +133,14 @@ class BsonTokensTest {
             BsonDocuments documents = new BsonDocuments(new ByteArrayInputStream(doc));
             byte[] d = documents.next();
             ours.reset(d, documents.length());
-            compare(of(BSON.createParser(doc)), of(ours), new Random(1), HexFormat.of().formatHex(doc));
+            compare(of(BSON.createParser(doc)), ours, new Random(1), HexFormat.of().formatHex(doc));
         }
         assertEquals(Map.of("threw", 2), outcomes);
     }
 
-    /** What the decoder calls on its parser, on either parser. */
-    private interface Parser {
-        JsonToken nextToken() throws IOException;
-
-        JsonToken currentToken();
-
-        String currentName() throws IOException;
-
-        void skipChildren() throws IOException;
-
-        String getText() throws IOException;
-
-        JsonParser.NumberType getNumberType() throws IOException;
-
-        long getLongValue() throws IOException;
-
-        double getDoubleValue() throws IOException;
-
-        float getFloatValue() throws IOException;
-
-        Object getEmbeddedObject() throws IOException;
-
-        byte[] getBinaryValue() throws IOException;
-    }
-
-    private static Parser of(JsonParser p) {
-        return new Parser() {
+    /** bson4jackson's parser as the decoder's {@link Tokens}, which {@link BsonTokens} implements. */
+    private static Tokens of(JsonParser p) {
+        return new Tokens() {
             public JsonToken nextToken() throws IOException {
                 return p.nextToken();
             }
@@ -207,54 +183,6 @@ class BsonTokensTest {
 
             public byte[] getBinaryValue() throws IOException {
                 return p.getBinaryValue();
-            }
-        };
-    }
-
-    private static Parser of(BsonTokens t) {
-        return new Parser() {
-            public JsonToken nextToken() throws IOException {
-                return t.nextToken();
-            }
-
-            public JsonToken currentToken() {
-                return t.currentToken();
-            }
-
-            public String currentName() {
-                return t.currentName();
-            }
-
-            public void skipChildren() throws IOException {
-                t.skipChildren();
-            }
-
-            public String getText() {
-                return t.getText();
-            }
-
-            public JsonParser.NumberType getNumberType() {
-                return t.getNumberType();
-            }
-
-            public long getLongValue() throws IOException {
-                return t.getLongValue();
-            }
-
-            public double getDoubleValue() throws IOException {
-                return t.getDoubleValue();
-            }
-
-            public float getFloatValue() throws IOException {
-                return t.getFloatValue();
-            }
-
-            public Object getEmbeddedObject() {
-                return t.getEmbeddedObject();
-            }
-
-            public byte[] getBinaryValue() throws IOException {
-                return t.getBinaryValue();
             }
         };
     }

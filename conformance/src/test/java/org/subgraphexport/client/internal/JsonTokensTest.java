@@ -63,7 +63,7 @@ import org.subgraphexport.wire.Wire;
 
 /**
  * {@link JsonTokens} against the parser it replaced, Jackson's {@link JsonParser} configured as the JSON decoder
- * ({@link JsonRecordReader}, then JacksonRecordReader) configured it before (commit 58bf9a9^), token for token over the
+ * (then JsonRecordReader, now {@link JsonTokenParser}; then JacksonRecordReader) configured it before (commit 58bf9a9^), token for token over the
  * same bytes: each token, the field name, the text of strings and numbers, numbers as the record reader reads them
  * (number type, long, the bits of the double or float), the bytes of base64 strings, and whether and after which token
  * each one fails (input ended, or corrupt). Every stream is read in each of three ways ({@link Plan}). On every valid
@@ -82,7 +82,7 @@ class JsonTokensTest {
             .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
             .streamReadConstraints(StreamReadConstraints.builder()
                     .maxStringLength((Wire.MAX_LENGTH / 3 + 1) * 4)
-                    .maxNestingDepth(JsonRecordReader.MAX_JSON_DEPTH)
+                    .maxNestingDepth(JsonTokenParser.MAX_JSON_DEPTH)
                     .build())
             .build();
     private static final HexFormat HEX = HexFormat.of();
@@ -337,7 +337,7 @@ class JsonTokensTest {
 
     private static Trace trace(InputStream in, boolean jackson, Plan plan) {
         if (!jackson) {
-            JsonTokens t = new JsonTokens(in, JsonRecordReader.MAX_JSON_DEPTH, JsonRecordReader.MAX_JSON_STRING);
+            JsonTokens t = new JsonTokens(in, JsonTokenParser.MAX_JSON_DEPTH, JsonTokenParser.MAX_JSON_STRING);
             return trace(new Calls(t::nextToken, t::currentName, t::getText, t::getNumberType, t::getLongValue,
                     t::getDoubleValue, t::getFloatValue, t::getBinaryValue, () -> {
                         t.skipChildren();

@@ -32,15 +32,15 @@ import org.subgraphexport.wire.Wire;
 
 /**
  * What the {@code json} and {@code bson} decoders share: both formats carry the same record objects (see
- * {@link Wire}), read here from tokens in the meaning of Jackson's {@link JsonParser}: {@link JsonRecordReader}
- * gets them from one {@link JsonTokens} over the whole JSON array, {@link BsonRecordReader} from one
+ * {@link Wire}), read here from tokens in the meaning of Jackson's {@link JsonParser}: {@link JsonTokenParser}
+ * gets them from one {@link JsonTokens} over the whole JSON array, {@link BsonTokenParser} from one
  * {@link BsonTokens} over each BSON document in turn. The subclasses supply the tokens and the framing of records
  * (the JSON array, one BSON document per record); everything about records and values is here, so both formats
  * accept and reject the same record objects with the same messages. Row values nest at most
  * {@link Wire#MAX_NESTING} lists and maps deep; the JSON tokens' nesting limit and {@link BsonDocuments}' (BSON)
  * stop anything deeper before it is parsed.
  */
-abstract class TokenRecordReader extends AbstractRecordReader {
+abstract class TokenParser extends AbstractParser {
     private static final Map<String, ArrayKind> ARRAY_KINDS = new HashMap<>();
 
     static {
@@ -61,7 +61,7 @@ abstract class TokenRecordReader extends AbstractRecordReader {
 
     private final Tokens tokens;
 
-    TokenRecordReader(Format format, Source source, Tokens tokens) {
+    TokenParser(Format format, Source source, Tokens tokens) {
         super(format, source);
         this.tokens = tokens;
     }
@@ -80,19 +80,36 @@ abstract class TokenRecordReader extends AbstractRecordReader {
         long version = -1;
         String database = null;
         String root = null;
+        String state = null;
+        long partition = -1;
+        long partitions = -1;
         while (nextField()) {
             switch (field) {
                 case Json.VERSION -> version = integer(Long.MIN_VALUE, Long.MAX_VALUE);
                 case Json.DATABASE -> database = text();
                 case Json.ROOT -> root = text();
+                case Json.STATE -> state = text();
+                case Json.PARTITION -> partition = integer(0, Integer.MAX_VALUE - 1);
+                case Json.PARTITIONS -> partitions = integer(1, Integer.MAX_VALUE);
                 default -> skipChildren();
             }
         }
-        if (version != Wire.VERSION) {
+        if (!supported(version)) {
             throw version == -1 ? corrupt("header without version") : unsupportedVersion(version);
         }
         endRecord();
-        return new ExportHeader((int) version, required(database, Json.DATABASE), required(root, Json.ROOT));
+        if (version == 1) {
+            return new ExportHeader((int) version, required(database, Json.DATABASE), required(root, Json.ROOT));
+        }
+        this.version = (int) version;
+        if (partition < 0 || partitions < 0) {
+            throw corrupt("header without '" + Json.PARTITION + "' and '" + Json.PARTITIONS + "'");
+        }
+        if (partition >= partitions) {
+            throw corrupt("partition " + partition + " of " + partitions);
+        }
+        return new ExportHeader((int) version, required(database, Json.DATABASE), required(root, Json.ROOT),
+                required(state, Json.STATE), (int) partition, (int) partitions);
     }
 
     @Override
@@ -165,12 +182,14 @@ abstract class TokenRecordReader extends AbstractRecordReader {
             case Json.R_END -> {
                 long nodes = -1, relationships = -1, rows = -1;
                 Boolean truncated = null;
+                String state = null;
                 while (nextField()) {
                     switch (field) {
                         case Json.NODES -> nodes = integer(0, Long.MAX_VALUE);
                         case Json.RELATIONSHIPS -> relationships = integer(0, Long.MAX_VALUE);
                         case Json.TRUNCATED -> truncated = bool();
                         case Json.ROWS -> rows = integer(0, Long.MAX_VALUE);
+                        case Json.STATE -> state = text();
                         default -> skipChildren();
                     }
                 }
@@ -181,9 +200,10 @@ abstract class TokenRecordReader extends AbstractRecordReader {
                     throw corrupt("end record of a rows stream without '" + Json.ROWS + "'");
                 }
                 boolean t = required(truncated, Json.TRUNCATED);
+                String endState = version >= 2 ? required(state, Json.STATE) : "";
                 endRecord();
                 expectEnd();
-                end(nodes, relationships, t, Math.max(rows, 0));
+                end(nodes, relationships, t, Math.max(rows, 0), endState);
                 return Kind.END;
             }
             case Json.R_ERROR -> {
@@ -337,7 +357,7 @@ abstract class TokenRecordReader extends AbstractRecordReader {
             required(propertiesDone ? Boolean.TRUE : null, Json.PROPERTIES);
             beginAll();
             if (heldProperties != null) {
-                heldProperties.replay(TokenRecordReader.this);
+                heldProperties.replay(TokenParser.this);
             }
         }
     }

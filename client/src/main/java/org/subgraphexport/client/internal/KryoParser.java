@@ -35,7 +35,7 @@ import org.subgraphexport.wire.Wire;
  * {@link Wire#MAX_NESTING} are rejected before the recursion that reads them gets deep. Malformed UTF-8 decodes to
  * U+FFFD.
  */
-final class KryoRecordReader extends AbstractRecordReader {
+final class KryoParser extends AbstractParser {
     private static final VectorKind[] VECTOR_KINDS = VectorKind.values();
 
     private final InputStream in;
@@ -53,7 +53,7 @@ final class KryoRecordReader extends AbstractRecordReader {
     private final List<String> types = new ArrayList<>();
     private final List<String> keys = new ArrayList<>();
 
-    KryoRecordReader(Format format, Source source, InputStream in) {
+    KryoParser(Format format, Source source, InputStream in) {
         super(format, source);
         this.in = in;
     }
@@ -66,7 +66,7 @@ final class KryoRecordReader extends AbstractRecordReader {
                     Wire.MAGIC_0, Wire.MAGIC_1, Wire.MAGIC_2));
         }
         int version = u8();
-        if (version != Wire.VERSION) {
+        if (!supported(version)) {
             throw unsupportedVersion(version);
         }
         int tag = u8();
@@ -77,7 +77,17 @@ final class KryoRecordReader extends AbstractRecordReader {
         String root = string();
         nodePrefix = string();
         relPrefix = string();
-        return new ExportHeader(version, database, root);
+        if (version == 1) {
+            return new ExportHeader(version, database, root);
+        }
+        this.version = version;
+        String state = string();
+        int partition = varint();
+        int partitions = varint();
+        if (partitions < 1 || partition < 0 || partition >= partitions) {
+            throw corrupt("partition " + (partition & 0xFFFFFFFFL) + " of " + (partitions & 0xFFFFFFFFL));
+        }
+        return new ExportHeader(version, database, root, state, partition, partitions);
     }
 
     @Override
@@ -131,8 +141,9 @@ final class KryoRecordReader extends AbstractRecordReader {
                     throw corrupt("truncated flag " + truncated + ", expected 0 or 1");
                 }
                 long rows = columnCount() >= 0 ? varlong() : 0;  // rows streams only
+                String state = version >= 2 ? string() : "";
                 expectEof();
-                end(nodes, relationships, truncated == 1, rows);
+                end(nodes, relationships, truncated == 1, rows, state);
                 return Kind.END;
             }
             case Wire.ERROR -> {

@@ -9,15 +9,15 @@ import org.subgraphexport.wire.Format;
  * document whole and checks its structure first (so no declared length inside it can exceed the bytes that
  * arrived), then one {@link BsonTokens}, reused, gives its tokens.
  */
-final class BsonRecordReader extends TokenRecordReader {
+final class BsonTokenParser extends TokenParser {
     private final BsonDocuments documents;
     private final BsonTokens tokens;
 
-    BsonRecordReader(Source source) {
+    BsonTokenParser(Source source) {
         this(source, new BsonTokens());
     }
 
-    private BsonRecordReader(Source source, BsonTokens tokens) {
+    private BsonTokenParser(Source source, BsonTokens tokens) {
         super(Format.BSON, source, tokens);
         this.tokens = tokens;
         this.documents = new BsonDocuments(source);

@@ -9,7 +9,7 @@ import org.subgraphexport.wire.Wire;
  * Decodes the {@code json} format: one JSON array of record objects, read by one {@link JsonTokens} (the project's
  * own strict RFC 8259 tokenizer, no Jackson parser) over the whole stream.
  */
-final class JsonRecordReader extends TokenRecordReader {
+final class JsonTokenParser extends TokenParser {
     /** JSON nesting the deepest valid row needs (lists and maps {@link Wire#MAX_NESTING} deep), with room. */
     static final int MAX_JSON_DEPTH = 2 * Wire.MAX_NESTING + 16;
 
@@ -18,11 +18,11 @@ final class JsonRecordReader extends TokenRecordReader {
 
     private final JsonTokens tokens;
 
-    JsonRecordReader(Source source) {
+    JsonTokenParser(Source source) {
         this(source, new JsonTokens(source, MAX_JSON_DEPTH, MAX_JSON_STRING));
     }
 
-    private JsonRecordReader(Source source, JsonTokens tokens) {
+    private JsonTokenParser(Source source, JsonTokens tokens) {
         super(Format.JSON, source, tokens);
         this.tokens = tokens;
     }

@@ -26,7 +26,7 @@ import org.subgraphexport.wire.Format;
  * on, and these rows must read the store every time and pay for no copy kept for the cache. The repeat rows
  * ({@link Mode#CACHED}, {@link Mode#NOT_MODIFIED}, traverse only) measure the cache and the ETag instead.
  */
-final class ExportRow implements Row {
+final class ExtensionRow implements Row {
     enum Endpoint { TRAVERSE, CYPHER }
 
     enum Mode {
@@ -60,24 +60,24 @@ final class ExportRow implements Row {
     private String etag;
     private long bodyBytes = -1;
 
-    ExportRow(Endpoint endpoint, Format format, String rootElementId, String cypher) {
+    ExtensionRow(Endpoint endpoint, Format format, String rootElementId, String cypher) {
         this(endpoint, format, Mode.DECODE, rootElementId, cypher, null, 0);
     }
 
     /** A traverse row in the given mode. */
-    static ExportRow traverse(Format format, Mode mode, String rootElementId) {
-        return new ExportRow(Endpoint.TRAVERSE, format, mode, rootElementId, null, null, 0);
+    static ExtensionRow traverse(Format format, Mode mode, String rootElementId) {
+        return new ExtensionRow(Endpoint.TRAVERSE, format, mode, rootElementId, null, null, 0);
     }
 
     /**
      * A decoded traverse row asking for {@code coding} (null: none) over a link of {@code linkBitsPerSecond} (0:
      * loopback as it is, else the client's reads paced to that rate).
      */
-    static ExportRow traverse(Format format, String coding, long linkBitsPerSecond, String rootElementId) {
-        return new ExportRow(Endpoint.TRAVERSE, format, Mode.DECODE, rootElementId, null, coding, linkBitsPerSecond);
+    static ExtensionRow traverse(Format format, String coding, long linkBitsPerSecond, String rootElementId) {
+        return new ExtensionRow(Endpoint.TRAVERSE, format, Mode.DECODE, rootElementId, null, coding, linkBitsPerSecond);
     }
 
-    private ExportRow(Endpoint endpoint, Format format, Mode mode, String rootElementId, String cypher, String coding,
+    private ExtensionRow(Endpoint endpoint, Format format, Mode mode, String rootElementId, String cypher, String coding,
             long linkBitsPerSecond) {
         if (mode != Mode.DECODE && endpoint != Endpoint.TRAVERSE) {
             throw new IllegalArgumentException(mode + " is a traverse row");

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import org.subgraphexport.client.CorruptStreamException;
 import org.subgraphexport.client.ExportFailedException;
+import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportHandler;
 import org.subgraphexport.client.ExportHeader;
 import org.subgraphexport.client.ExportParser;
@@ -23,7 +24,7 @@ import org.subgraphexport.wire.Wire;
  * as {@link ExportHandler}'s, which check them and pass them on to the caller's handler; an exception the handler
  * throws passes out unchanged (not taken for corrupt bytes) and leaves the parser unusable.
  */
-abstract class AbstractRecordReader implements ExportParser {
+abstract class AbstractParser implements ExportParser {
     /** Longest probe sequence in the property key set before it falls back to a {@link HashSet} for the record. */
     private static final int MAX_PROBES = 32;
 
@@ -37,6 +38,9 @@ abstract class AbstractRecordReader implements ExportParser {
     /** Columns of a rows stream, -1 for a graph stream (so far). */
     private int columnCount = -1;
     private boolean done;
+    private ExportEnd endRecord;
+    /** The stream's wire format version, from its header (1 until the header says otherwise). */
+    int version = 1;
     private IOException failure;
     /** What the handler threw: the parser is unusable. */
     private RuntimeException handlerFailure;
@@ -64,7 +68,7 @@ abstract class AbstractRecordReader implements ExportParser {
     private int keyCount;
     private HashSet<String> manyKeys;
 
-    AbstractRecordReader(Format format, Source source) {
+    AbstractParser(Format format, Source source) {
         this.format = format;
         this.source = source;
     }
@@ -163,6 +167,16 @@ abstract class AbstractRecordReader implements ExportParser {
     final CorruptStreamException corrupt(String message) {
         return new CorruptStreamException("corrupt " + format.pathSegment() + " stream after " + records
                 + " records (" + source.count() + " bytes read): " + message);
+    }
+
+    @Override
+    public final ExportEnd end() {
+        return done ? endRecord : null;
+    }
+
+    /** Whether this decoder reads streams of {@code version}. */
+    static boolean supported(long version) {
+        return version >= Wire.MIN_VERSION && version <= Wire.VERSION;
     }
 
     final CorruptStreamException unsupportedVersion(long version) {
@@ -294,8 +308,10 @@ abstract class AbstractRecordReader implements ExportParser {
     }
 
     /** The end record, all of it read (nothing after it). */
-    final void end(long nodes, long relationships, boolean truncated, long rows) throws CorruptStreamException {
+    final void end(long nodes, long relationships, boolean truncated, long rows, String state)
+            throws CorruptStreamException {
         done = true;
+        endRecord = new ExportEnd(nodes, relationships, truncated, rows, state);
         if (nodes != this.nodes || relationships != this.relationships || rows != this.rows) {
             throw new CorruptStreamException("end record counts " + nodes + " nodes, " + relationships
                     + " relationships and " + rows + " rows, but the stream had " + this.nodes + ", "

@@ -1,0 +1,79 @@
+package org.subgraphexport.server;
+
+import java.util.Map;
+import java.util.regex.Pattern;
+import javax.ws.rs.core.Response;
+import org.neo4j.configuration.Config;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.subgraphexport.config.ExportSettings;
+import org.subgraphexport.read.ExportState;
+import org.subgraphexport.read.Partition;
+
+/**
+ * The request parameters that make an export one of many streams: {@code partitions} and {@code partition} (which
+ * share of the export, docs/wire-format.md §1.3) and {@code state} (the store state it must read). All checked
+ * before the first byte: a bad value is a 400 naming the parameter, a state the database is no longer in a 412
+ * {@value ExportState#CHANGED}.
+ */
+final class ExportStates {
+    /** The response header naming the store state the database was in when the request was checked. */
+    static final String HEADER = "Subgraph-Export-State";
+    /** {@code <database uuid>:<last committed transaction>}, as {@code StoreState.version} writes it. */
+    private static final Pattern TOKEN = Pattern.compile("([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):(\\d{1,19})");
+
+    private ExportStates() {}
+
+    /** The partition the request asks for: both parameters or neither (the whole export). */
+    static Partition partition(RequestParameters params, Config config) {
+        boolean count = params.has("partitions");
+        boolean index = params.has("partition");
+        if (count != index) {
+            throw ApiError.badParameter((count ? "partition" : "partitions") + " is missing: partitions=N and partition=i"
+                    + " (0 <= i < N) come together");
+        }
+        if (!count) {
+            return Partition.WHOLE;
+        }
+        int max = config.get(ExportSettings.MAX_PARTITIONS);
+        long n = params.nonNegative("partitions", 1, Long.MAX_VALUE);
+        if (n < 1) {
+            throw ApiError.badParameter("partitions must be at least 1, got " + n);
+        }
+        if (n > max) {
+            throw ApiError.badParameter("partitions " + n + " exceeds the server's maximum " + max + " ("
+                    + ExportSettings.MAX_PARTITIONS.name() + ")");
+        }
+        long i = params.nonNegative("partition", 0, Long.MAX_VALUE);
+        if (i >= n) {
+            throw ApiError.badParameter("partition must be less than partitions (" + n + "), got " + i);
+        }
+        return new Partition((int) n, (int) i);
+    }
+
+    /**
+     * The state the request pins with {@code state=}, or null. 400 if it is not a state token or names another
+     * database; 412 {@value ExportState#CHANGED} if the database ({@code current}, its state now) has moved on.
+     */
+    static String pinned(RequestParameters params, GraphDatabaseService db, String current) {
+        String state = params.get("state");
+        if (state == null) {
+            return null;
+        }
+        var token = TOKEN.matcher(state);
+        if (!token.matches()) {
+            throw ApiError.badParameter("state must be a Subgraph-Export-State token of this server (<database id>:"
+                    + "<transaction>), got '" + RequestParameters.abbreviate(state) + "'");
+        }
+        String database = current.substring(0, current.indexOf(':'));
+        if (!token.group(1).equals(database)) {
+            throw ApiError.badParameter("state " + state + " is a state of another database, not of '"
+                    + db.databaseName() + "' (" + database + ")");
+        }
+        if (!state.equals(current)) {
+            throw new ApiError(Response.Status.PRECONDITION_FAILED, ExportState.CHANGED, "the database '"
+                    + db.databaseName() + "' is no longer in state " + state + " but in " + current
+                    + ": a transaction committed since; read the export again", Map.of(HEADER, current));
+        }
+        return state;
+    }
+}
