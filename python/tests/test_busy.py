@@ -65,10 +65,15 @@ def serve(golden):
         s.http.server_close()
 
 
+def _counts(summary):
+    """The end record's counts and truncation (the golden stream's end record also names a state, version 2)."""
+    return summary.nodes, summary.relationships, summary.truncated
+
+
 def test_a_busy_answer_is_waited_out_and_the_export_read(serve):
     server = serve(["1"])
     export = sx.traverse(server.url, "4:x:0")
-    assert export.summary == sx.Summary(8, 8, False)
+    assert _counts(export.summary) == (8, 8, False)
     assert len(server.arrivals) == 2
     assert 1.0 <= server.waits()[0] < 1.25 + 0.5
 
@@ -115,7 +120,7 @@ def test_an_http_date_retry_after_is_a_wait_until_then(serve):
     past = email.utils.formatdate(time.time() - 60, usegmt=True)
     soon = email.utils.formatdate(int(time.time()) + 2, usegmt=True)
     server = serve([past, soon])
-    assert sx.traverse(server.url, "4:x:0").summary == sx.Summary(8, 8, False)
+    assert _counts(sx.traverse(server.url, "4:x:0").summary) == (8, 8, False)
     first, second = server.waits()
     assert 0.1 <= first < 0.125 + 0.5, "a date in the past waits the minimum"
     assert 0.9 <= second < 2.5 + 0.5, "until the date"
