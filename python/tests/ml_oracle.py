@@ -105,6 +105,7 @@ def assert_store(store: Any, entities: List[Dict[str, Any]], reserved: set, stac
         dtype, values = expected[key]
         assert_tensor(store[name], dtype, values, f"{what}.{name}")
     n = len(entities)
+    assert present == sorted(present, key=lambda k: names[k]), f"{what}: attributes sorted by key"
     order = present if features is None else [k + "_" if k in reserved else k for k in features]
     if order:
         side_by_side = torch.cat([store[name].reshape(n, -1).to(torch.float32) for name in order], dim=1)

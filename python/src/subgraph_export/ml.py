@@ -501,7 +501,7 @@ def _attributes(table: pa.Table, fixed: Sequence[str], index_rows: Sequence[np.n
     for g, (rows, name) in enumerate(zip(index_rows, names)):
         position[rows] = np.arange(len(rows))
         arrays: Dict[str, np.ndarray] = {}
-        for key, sources in by_key.items():
+        for key, sources in sorted(by_key.items()):
             array = _property_array(sources, rows, position, g) if len(rows) else None
             if array is not None:
                 arrays[key] = array
@@ -511,7 +511,7 @@ def _attributes(table: pa.Table, fixed: Sequence[str], index_rows: Sequence[np.n
             if key not in arrays:
                 raise ValueError(f"features: {name!r} has no numeric, boolean or equal-length numeric array values "
                                  f"of {key!r}")
-        out.append((arrays, list(arrays) if wanted is None else wanted))
+        out.append((arrays, sorted(arrays) if wanted is None else wanted))
     return out
 
 
@@ -593,8 +593,9 @@ def to_pyg(export: "Export", *, group_by: Union[None, str, Sequence[str]] = None
     keys with values of several numeric types (long and double) promote the same way. Strings, dates, points and
     other types, and arrays of several lengths, make no tensor: they stay in ``export.nodes`` /
     ``export.relationships``. ``x`` (nodes) and ``edge_attr`` (edges) are the chosen keys side by side in float32
-    (n x total width; a double beyond float32's range is +-inf there): every such key in column order, or those
-    ``features`` picks for the type, in its order; a type with none has no ``x``. ``features`` maps a node type's
+    (n x total width; a double beyond float32's range is +-inf there): every such key sorted by name (not in column
+    order, which follows the stream's batches), or those ``features`` picks for the type, in its order; a type with
+    none has no ``x``. ``features`` maps a node type's
     name, a relationship type or an edge type to a list of keys: ``{"Object": ["weight", "version"], "CHILDREN": [],
     ("Object", "PROPERTY", "Structure"): ["order"]}`` (``None``: all); types not named stack every key. The
     attributes stay there for every key (a target ``y`` is one of them: ``data['Object'].active``). A named key
