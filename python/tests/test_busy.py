@@ -13,6 +13,9 @@ BUSY = (b'{"status":503,"code":"Export.ServerBusy","message":"the server is stre
         b'(server.subgraph_export.max_concurrent); retry later"}')
 
 
+STATE = "3f1c2d4e-0000-4000-8000-00000000abcd:42"  # the golden files' state (FixtureStream.STATE)
+
+
 class _Server:
     """Answers request n (0-based) with ``answers[n]``: a Retry-After value, "" for a 503 without one, or None for
     the golden arrow export; past the list, the export."""
@@ -65,15 +68,10 @@ def serve(golden):
         s.http.server_close()
 
 
-def _counts(summary):
-    """The end record's counts and truncation (the golden stream's end record also names a state, version 2)."""
-    return summary.nodes, summary.relationships, summary.truncated
-
-
 def test_a_busy_answer_is_waited_out_and_the_export_read(serve):
     server = serve(["1"])
     export = sx.traverse(server.url, "4:x:0")
-    assert _counts(export.summary) == (8, 8, False)
+    assert export.summary == sx.Summary(8, 8, False, STATE)
     assert len(server.arrivals) == 2
     assert 1.0 <= server.waits()[0] < 1.25 + 0.5
 
@@ -120,7 +118,7 @@ def test_an_http_date_retry_after_is_a_wait_until_then(serve):
     past = email.utils.formatdate(time.time() - 60, usegmt=True)
     soon = email.utils.formatdate(int(time.time()) + 2, usegmt=True)
     server = serve([past, soon])
-    assert _counts(sx.traverse(server.url, "4:x:0").summary) == (8, 8, False)
+    assert sx.traverse(server.url, "4:x:0").summary == sx.Summary(8, 8, False, STATE)
     first, second = server.waits()
     assert 0.1 <= first < 0.125 + 0.5, "a date in the past waits the minimum"
     assert 0.9 <= second < 2.5 + 0.5, "until the date"

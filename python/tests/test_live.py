@@ -34,7 +34,8 @@ def test_traverse_equals_the_json_export_value_for_value(server, auth):
     export = sx.traverse(server, **ROOT, auth=auth)
     expected = _json_export(server, auth, "traverse?label=Object&key=id&value=1")
     assert_same_graph(from_export(export), expected)
-    assert export.summary == sx.Summary(4, 4, False, export.header.state) and export.header.state
+    assert export.summary == sx.Summary(4, 4, False, export.header.state)
+    assert export.header.state.startswith(export.header.node_id_prefix.split(":")[1] + ":")
     assert export.header.root == export.header.node_id_prefix + str(
         export.nodes.filter(pa.compute.equal(export.nodes["element_id"], export.header.root))["id"][0].as_py())
     # the year-10000 date-time is in extra_properties, exactly; the string under a long key has a column of its own

@@ -104,23 +104,7 @@ def test_the_demo_graph_against_the_oracle(demo_export):
     assert adjacency.element_id.tolist()[:data["Object"].num_nodes] == o.element_id.tolist()
 
 
-def test_a_partitioned_export_gives_the_same_tensors(demo, demo_export):
-    """The server's partitions (docs/wire-format.md 1.3), read as separate streams pinned to one state and their
-    tables concatenated: the same HeteroData and adjacency as the single stream, tensor for tensor."""
-    import pyarrow as pa
-
-    parts = []
-    for i in range(3):
-        query = {**ROOT, "partitions": 3, "partition": i, "state": demo_export.header.state or None}
-        # traverse() has no partitions= yet: the request by hand
-        url = sx._export._endpoint(demo, "/extension", "traverse", query)  # noqa: SLF001
-        parts.append(sx.ExportStream(sx._export._open(url, None, None, None)).read())  # noqa: SLF001
-    assert [p.header.partition for p in parts] == [0, 1, 2] and all(p.nodes.num_rows for p in parts)
-    nodes = pa.concat_tables([p.nodes for p in parts], promote_options="default")
-    rels = pa.concat_tables([p.relationships for p in parts], promote_options="default")
-    assert (nodes.num_rows, rels.num_rows) == (demo_export.nodes.num_rows, demo_export.relationships.num_rows)
-    partitioned = sx.Export(parts[0].header, demo_export.summary, nodes, rels)
-    a, b = demo_export.to_pyg(), partitioned.to_pyg()
+def _assert_same_pyg(a, b):
     assert a.node_types == b.node_types and a.edge_types == b.edge_types
     for key in a.node_types + a.edge_types:
         assert list(a[key].keys()) == list(b[key].keys()), key
@@ -130,7 +114,27 @@ def test_a_partitioned_export_gives_the_same_tensors(demo, demo_export):
                                                                         torch.nan_to_num(b[key][name])), (key, name)
             else:
                 assert value == b[key][name], (key, name)
+
+
+def test_a_partitioned_export_gives_the_same_tensors(demo, demo_export):
+    """traverse(..., partitions=3) gives the same HeteroData and adjacency as the single stream, tensor for tensor;
+    so do the three partitions read raw, pinned to one state, their tables concatenated last partition first (other
+    row order, other column order)."""
+    import pyarrow as pa
+
+    partitioned = sx.traverse(demo, **ROOT, partitions=3)
+    single = demo_export.to_pyg()
+    _assert_same_pyg(single, partitioned.to_pyg())
     assert (demo_export.to_scipy().matrix != partitioned.to_scipy().matrix).nnz == 0
+    parts = [sx.open_traverse(demo, **ROOT, partitions=3, partition=i, state=demo_export.header.state or None).read()
+             for i in (2, 1, 0)]
+    assert [p.header.partition for p in parts] == [2, 1, 0] and all(p.nodes.num_rows for p in parts)
+    nodes = pa.concat_tables([p.nodes for p in parts], promote_options="default")
+    rels = pa.concat_tables([p.relationships for p in parts], promote_options="default")
+    assert nodes.column_names != demo_export.nodes.column_names or nodes["id"] != demo_export.nodes["id"]
+    raw = sx.Export(parts[0].header, demo_export.summary, nodes, rels)
+    _assert_same_pyg(single, raw.to_pyg())
+    assert (demo_export.to_scipy().matrix != raw.to_scipy().matrix).nnz == 0
 
 
 def test_one_epoch_on_the_demo_graph_as_the_readme_shows(demo_export):

@@ -21,8 +21,10 @@ from ._export import (
     split,
     traverse,
 )
+from ._partitions import PartitionFailedError, StateChangedError, read_partitioned
 
 __all__ = [
     "Export", "ExportError", "ExportFailedError", "ExportRequestError", "ExportStream", "Header", "Summary",
     "TruncatedStreamError", "cypher", "open_cypher", "open_traverse", "read_stream", "split", "traverse",
+    "PartitionFailedError", "StateChangedError", "read_partitioned",
 ]

@@ -18,6 +18,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 MEDIA_TYPE = "application/vnd.apache.arrow.stream"
+STATE_HEADER = "Subgraph-Export-State"
+"""The response header naming the store state the server read (docs/wire-format.md section 1.3)."""
 EXTRA = "extra_properties"
 NODE_COLUMNS = ("element_id", "id", "labels")
 RELATIONSHIP_COLUMNS = ("element_id", "id", "type", "source", "target", "source_element_id", "target_element_id")
@@ -34,14 +36,17 @@ class ExportError(Exception):
 class ExportRequestError(ExportError):
     """The server refused the request before streaming (an HTTP status other than 2xx).
 
-    Attributes: ``status`` (HTTP status), ``code`` (e.g. ``Export.RootNotFound``), ``message``.
+    Attributes: ``status`` (HTTP status), ``code`` (e.g. ``Export.RootNotFound``), ``message``, ``state`` (the
+    refusal's ``Subgraph-Export-State`` header, the store state the server is in; empty if it sent none: a 412
+    ``Export.StateChanged`` names the state the database moved on to).
     """
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, state: str = "") -> None:
         super().__init__(f"{status} {code}: {message}")
         self.status = status
         self.code = code
         self.message = message
+        self.state = state
 
 
 class ExportFailedError(ExportError):
@@ -206,6 +211,12 @@ class Export:
     summary: Summary
     nodes: pa.Table
     relationships: pa.Table
+
+    @property
+    def state(self) -> str:
+        """The store state the export read (``Subgraph-Export-State``; the header's ``state``): pass it as ``state=``
+        to :func:`open_traverse` to read more of exactly this state, or compare it to a later export's."""
+        return self.header.state
 
     def to_pandas(self, **kwargs: Any) -> Tuple[Any, Any]:
         """``(nodes, relationships)`` as pandas DataFrames, every value exact: dates as ``datetime64[ms]``
@@ -402,7 +413,7 @@ def _open(url: str, data: Optional[bytes], auth: Auth, http_timeout: Optional[fl
                     time.sleep(wait)
                     waited += wait
                     continue
-            raise _refused(e.code, body) from None
+            raise _refused(e.code, body, e.headers.get(STATE_HEADER) or "") from None
     content_type = response.headers.get("Content-Type", "")
     if not content_type.startswith(MEDIA_TYPE):
         response.close()
@@ -424,12 +435,12 @@ def _retry_after(value: Optional[str]) -> Optional[float]:
     return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
 
 
-def _refused(status: int, body: bytes) -> ExportRequestError:
+def _refused(status: int, body: bytes, state: str = "") -> ExportRequestError:
     try:
         error = json.loads(body)
-        return ExportRequestError(status, str(error.get("code", "")), str(error.get("message", "")))
+        return ExportRequestError(status, str(error.get("code", "")), str(error.get("message", "")), state)
     except (ValueError, AttributeError):
-        return ExportRequestError(status, "", body.decode("utf-8", "replace")[:1000])
+        return ExportRequestError(status, "", body.decode("utf-8", "replace")[:1000], state)
 
 
 def _endpoint(url: str, mount: str, path: str, query: Mapping[str, Any]) -> str:
@@ -453,14 +464,33 @@ def open_traverse(url: str, root: Optional[str] = None, *, label: Optional[str] 
                   attach: Union[None, str, Sequence[str]] = None, max_depth: Optional[int] = None,
                   limit: Optional[int] = None, db: Optional[str] = None, timeout: Optional[str] = None,
                   auth: Auth = None, http_timeout: Optional[float] = None, progress: bool = False,
-                  mount: str = "/extension", busy_wait: float = BUSY_WAIT) -> ExportStream:
-    """Starts a traverse export and returns the open :class:`ExportStream` (see :func:`traverse`)."""
+                  mount: str = "/extension", busy_wait: float = BUSY_WAIT, partitions: Optional[int] = None,
+                  partition: Optional[int] = None, state: Optional[str] = None) -> ExportStream:
+    """Starts a traverse export and returns the open :class:`ExportStream` (see :func:`traverse`). ``partitions``
+    and ``partition`` ask for partition i of N only, ``state`` pins the store state (a ``412`` if the database moved
+    on): the raw requests that :func:`traverse` with ``partitions=N`` makes (docs/wire-format.md section 1.3)."""
+    endpoint = _traverse_endpoint(url, root, label=label, key=key, value=value, expand=expand, attach=attach,
+                                  max_depth=max_depth, limit=limit, db=db, timeout=timeout, mount=mount,
+                                  partitions=partitions, partition=partition, state=state)
+    return ExportStream(_open(endpoint, None, auth, http_timeout, busy_wait), progress)
+
+
+def _traverse_endpoint(url: str, root: Optional[str], *, label: Optional[str] = None, key: Optional[str] = None,
+                       value: Any = None, expand: Union[None, str, Sequence[str]] = None,
+                       attach: Union[None, str, Sequence[str]] = None, max_depth: Optional[int] = None,
+                       limit: Optional[int] = None, db: Optional[str] = None, timeout: Optional[str] = None,
+                       mount: str = "/extension", partitions: Optional[int] = None, partition: Optional[int] = None,
+                       state: Optional[str] = None) -> str:
+    """The URL of a traverse export (:func:`open_traverse`'s parameters)."""
     query = {"root": root, "label": label, "key": key, "value": _value(value), "expand": _relationships(expand),
-             "attach": _relationships(attach), "maxDepth": max_depth, "limit": limit, "db": db, "timeout": timeout}
-    return ExportStream(_open(_endpoint(url, mount, "traverse", query), None, auth, http_timeout, busy_wait), progress)
+             "attach": _relationships(attach), "maxDepth": max_depth, "limit": limit, "db": db, "timeout": timeout,
+             "partitions": partitions, "partition": partition, "state": state}
+    return _endpoint(url, mount, "traverse", query)
 
 
-def traverse(url: str, root: Optional[str] = None, **kwargs: Any) -> Export:
+def traverse(url: str, root: Optional[str] = None, *, partitions: Optional[int] = None,
+             concurrency: Optional[int] = None, attempts: int = 3, on_state_change: str = "restart",
+             max_restarts: int = 2, **kwargs: Any) -> Export:
     """Exports the subgraph under a root node (``GET {url}/extension/arrow/traverse``) into an :class:`Export`.
 
     ``url`` is the server's HTTP address (``http://localhost:7474``). The root is ``root`` (an element id) or the
@@ -471,10 +501,23 @@ def traverse(url: str, root: Optional[str] = None, **kwargs: Any) -> Export:
     A busy server (``503`` with ``Retry-After``, ``Export.ServerBusy``) is asked again after the seconds it names,
     for up to ``busy_wait`` seconds of waiting in all (default 30; 0 never waits).
 
+    ``partitions=N`` reads the export as N partitions (``partitions=N&partition=i``), ``concurrency`` at a time (default
+    ``min(N, 4)``), into tables equal to the single stream's; a cut or failed partition is fetched again alone, up to
+    ``attempts`` times in all; every partition is pinned to the state the first one read, and when the database moves
+    on ``on_state_change="restart"`` reads every partition again at the new state (at most ``max_restarts`` times)
+    and ``"fail"`` raises :class:`StateChangedError`. See :func:`subgraph_export.read_partitioned` and the README's
+    "Partitioned exports". Without ``partitions`` nothing is retried (but a busy server's 503, see ``busy_wait``).
+
     Raises :class:`ExportRequestError` (refused: status and code), :class:`ExportFailedError` (the stream's error
-    record), :class:`TruncatedStreamError` (cut off).
+    record), :class:`TruncatedStreamError` (cut off); with ``partitions`` also :class:`PartitionFailedError` and
+    :class:`StateChangedError`.
     """
-    return open_traverse(url, root, **kwargs).read()
+    if partitions is None:
+        return open_traverse(url, root, **kwargs).read()
+    from ._partitions import read_partitioned
+
+    return read_partitioned(url, root, partitions, concurrency=concurrency, attempts=attempts,
+                            on_state_change=on_state_change, max_restarts=max_restarts, **kwargs)
 
 
 def open_cypher(url: str, query: str, params: Optional[Mapping[str, Any]] = None, *, db: Optional[str] = None,

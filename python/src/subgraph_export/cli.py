@@ -11,7 +11,7 @@ from typing import Any, List, Optional
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ._export import ExportError, ExportStream, open_cypher, open_traverse
+from ._export import Export, ExportError, ExportStream, open_cypher, open_traverse, traverse
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -28,8 +28,29 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("-o", "--output", default=".", help="directory for the two files (default: .)")
     p.add_argument("--arrow", action="store_true", help="write Arrow IPC files instead of Parquet")
     p.add_argument("--progress", action="store_true", help="show a progress bar (needs tqdm)")
+    p.add_argument("--partitions", type=int, help="read the traversal as N partitions at once (all in memory, then "
+                   "written); the bar shows bytes and partitions done")
+    p.add_argument("--concurrency", type=int, help="partitions read at once (default: min(N, 4))")
+    p.add_argument("--attempts", type=int, default=3, help="requests per partition before giving up (default 3)")
+    p.add_argument("--on-state-change", choices=["restart", "fail"], default="restart",
+                   help="when the database moves on while the partitions are read (default: restart)")
     a = p.parse_args(argv)
     auth = (a.user, a.password or "") if a.user else None
+    if a.partitions is not None:
+        if a.cypher:
+            p.error("--partitions applies to traversals, not to --cypher")
+        try:
+            export = traverse(a.url, a.root, label=a.label, key=a.key, value=a.value, expand=a.expand,
+                              attach=a.attach, max_depth=a.max_depth, limit=a.limit, db=a.db, timeout=a.timeout,
+                              auth=auth, progress=a.progress, partitions=a.partitions, concurrency=a.concurrency,
+                              attempts=a.attempts, on_state_change=a.on_state_change)
+            counts = write_export(export, a.output, a.arrow)
+        except ExportError as e:
+            print(f"subgraph-export: {e}", file=sys.stderr)
+            return 1
+        print(f"{counts[0]} nodes, {counts[1]} relationships"
+              f"{' (truncated by the limit)' if export.summary.truncated else ''} -> {a.output}")
+        return 0
     try:
         if a.cypher:
             stream = open_cypher(a.url, a.cypher, json.loads(a.params), db=a.db, timeout=a.timeout, auth=auth,
@@ -79,6 +100,22 @@ def write(stream: ExportStream, directory: str, arrow: bool) -> List[int]:
         raise
     for w in writers:
         w.close()
+    return counts
+
+
+def write_export(export: Export, directory: str, arrow: bool) -> List[int]:
+    """Writes an export read whole (a partitioned one) into the two files; returns their row counts."""
+    os.makedirs(directory, exist_ok=True)
+    suffix = ".arrow" if arrow else ".parquet"
+    counts = []
+    for name, table in (("nodes", export.nodes), ("relationships", export.relationships)):
+        path = os.path.join(directory, name + suffix)
+        if arrow:
+            with pa.ipc.new_file(path, table.schema) as w:
+                w.write_table(table)
+        else:
+            pq.write_table(table, path)
+        counts.append(table.num_rows)
     return counts
 
 

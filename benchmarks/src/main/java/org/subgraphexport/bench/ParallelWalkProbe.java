@@ -8,6 +8,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
 import java.util.function.Function;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.dbms.api.DatabaseManagementService;
@@ -15,10 +17,12 @@ import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.subgraphexport.config.ExportSettings;
 import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.read.ExportState;
 import org.subgraphexport.read.Partition;
+import org.subgraphexport.read.SharedWalks;
 import org.subgraphexport.read.StoreState;
 import org.subgraphexport.read.SubgraphWalker;
 import org.subgraphexport.read.TraverseExport;
@@ -36,7 +40,10 @@ import org.subgraphexport.wire.GraphWriter;
  * </pre>
  * The export is the production one ({@link TraverseExport#run}); {@code threads}: comma-separated read-thread counts
  * ({@code server.subgraph_export.read_threads}), default {@code 1,2}; {@code 1p8}: 8 partitions, read one after the
- * other with 1 read thread each, their times and counts summed (the CPU a partitioned export costs in all).
+ * other with 1 read thread each, their times and counts summed (the CPU a partitioned export costs in all);
+ * {@code 1c8}: the same 8 partitions at once, each on a thread of its own with a transaction of its own, sharing one
+ * walk of the topology as the server does ({@link SharedWalks}, default size): wall time until the last one ends,
+ * thread CPU summed over the 8 threads, counts summed.
  * {@code modes}: comma-separated {@code walk} (no output) or {@code walk+FORMAT} with a format's path segment;
  * default {@code walk,walk+kryo}. The demo graph is generated into {@code dataDir} (default {@code target-par/probe-db}) once
  * and reused; page cache 1 GiB.
@@ -81,33 +88,41 @@ public final class ParallelWalkProbe {
             Map<String, long[]> processCpu = new LinkedHashMap<>();
             Map<String, long[]> threadCpu = new LinkedHashMap<>();
             Map<String, long[]> allocated = new LinkedHashMap<>();
+            Map<String, long[]> busiest = new LinkedHashMap<>();
+            SharedWalks walks = SharedWalks.of(dbms, ExportSettings.PARTITION_SHARE_SIZE.defaultValue());
             List<Runnable> order = new ArrayList<>();
             for (String mode : modes) {
                 for (String v : variants) {
-                    int threads = Integer.parseInt(v.split("p")[0]);
-                    int partitions = v.contains("p") ? Integer.parseInt(v.split("p")[1]) : 1;
+                    String[] parts = v.split("[pc]");
+                    int threads = Integer.parseInt(parts[0]);
+                    int partitions = parts.length > 1 ? Integer.parseInt(parts[1]) : 1;
+                    SharedWalks shared = v.contains("c") ? walks : null;
                     String name = mode + " threads=" + v;
                     long[] times = new long[runs];
                     long[] cpu = new long[runs];
                     long[] own = new long[runs];
                     long[] alloc = new long[runs];
+                    long[] most = new long[runs];
                     nanos.put(name, times);
                     processCpu.put(name, cpu);
                     threadCpu.put(name, own);
                     allocated.put(name, alloc);
+                    busiest.put(name, most);
                     long expectNodes = graph.nodes();
                     long expectRels = graph.relationships();
                     int[] run = {-warmups};
                     order.add(() -> {
                         long cpu0 = OS.getProcessCpuTime();
-                        long own0 = THREADS.getCurrentThreadCpuTime();
-                        long alloc0 = THREADS.getCurrentThreadAllocatedBytes();
-                        long t = once(db, rootElementId, spec, threads, partitions, writer(mode), expectNodes, expectRels);
+                        Measured m = shared == null
+                                ? once(db, rootElementId, spec, threads, partitions, writer(mode), expectNodes, expectRels)
+                                : concurrently(db, shared, rootElementId, spec, threads, partitions, writer(mode),
+                                        expectNodes, expectRels);
                         if (run[0] >= 0) {
-                            times[run[0]] = t;
+                            times[run[0]] = m.nanos();
                             cpu[run[0]] = OS.getProcessCpuTime() - cpu0;
-                            own[run[0]] = THREADS.getCurrentThreadCpuTime() - own0;
-                            alloc[run[0]] = THREADS.getCurrentThreadAllocatedBytes() - alloc0;
+                            own[run[0]] = m.cpuNanos();
+                            alloc[run[0]] = m.allocated();
+                            most[run[0]] = m.busiestCpuNanos();
                         }
                         run[0]++;
                     });
@@ -117,16 +132,20 @@ public final class ParallelWalkProbe {
                 for (Runnable r : order) r.run();
             }
             System.out.println();
-            System.out.printf("%-28s %10s %10s %12s %12s %14s   wall per run (ms)%n", "variant", "median ms", "min ms",
-                    "process cpu", "walker cpu", "walker B/node");
+            System.out.printf("%-28s %10s %10s %12s %12s %12s %14s   wall per run (ms)%n", "variant", "median ms",
+                    "min ms", "process cpu", "walker cpu", "busiest cpu", "walker B/node");
             for (Map.Entry<String, long[]> e : nanos.entrySet()) {
                 long[] sorted = e.getValue().clone();
                 Arrays.sort(sorted);
-                System.out.printf("%-28s %10.1f %10.1f %12.1f %12.1f %14.0f   %s%n", e.getKey(), median(sorted) / 1e6,
-                        sorted[0] / 1e6, median(processCpu.get(e.getKey())) / 1e6,
-                        median(threadCpu.get(e.getKey())) / 1e6, median(allocated.get(e.getKey())) / graph.nodes(),
+                System.out.printf("%-28s %10.1f %10.1f %12.1f %12.1f %12.1f %14.0f   %s%n", e.getKey(),
+                        median(sorted) / 1e6, sorted[0] / 1e6, median(processCpu.get(e.getKey())) / 1e6,
+                        median(threadCpu.get(e.getKey())) / 1e6, median(busiest.get(e.getKey())) / 1e6,
+                        median(allocated.get(e.getKey())) / graph.nodes(),
                         Arrays.stream(e.getValue()).mapToObj(t -> String.format("%.0f", t / 1e6)).toList());
             }
+            System.out.println("walker cpu: the request threads' CPU (summed over partitions); busiest cpu: the most one"
+                    + " partition's thread used (with idle processors, the wall time of partitions at once); shared walks: "
+                    + walks.stats());
         } finally {
             dbms.shutdown();
         }
@@ -158,8 +177,18 @@ public final class ParallelWalkProbe {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
     }
 
-    private static long once(GraphDatabaseService db, String rootElementId, WalkSpec spec, int threads, int partitions,
+    /**
+     * Wall time, the request threads' CPU time and their allocations, summed over partitions, and the CPU time of the
+     * partition that used the most.
+     */
+    private record Measured(long nanos, long cpuNanos, long allocated, long busiestCpuNanos) {}
+
+    /** The partitions one after the other on this thread. */
+    private static Measured once(GraphDatabaseService db, String rootElementId, WalkSpec spec, int threads, int partitions,
             Function<OutputStream, GraphWriter> writer, long expectNodes, long expectRels) {
+        long own0 = THREADS.getCurrentThreadCpuTime();
+        long alloc0 = THREADS.getCurrentThreadAllocatedBytes();
+        long busiest = 0;
         long t = 0;
         long nodes = 0;
         long relationships = 0;
@@ -169,21 +198,82 @@ public final class ParallelWalkProbe {
                 long rootId = itx.elementIdMapper().nodeId(rootElementId);
                 GraphWriter out = writer.apply(OutputStream.nullOutputStream());
                 long start = System.nanoTime();
+                long cpu0 = THREADS.getCurrentThreadCpuTime();
                 SubgraphWalker.Result result =
                         TraverseExport.run(itx, rootId, spec, new Partition(partitions, p), threads,
                                 new ExportState(() -> "", null), out);
                 out.finish();
                 t += System.nanoTime() - start;
+                busiest = Math.max(busiest, THREADS.getCurrentThreadCpuTime() - cpu0);
                 nodes += result.nodes();
                 relationships += result.relationships();
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
         }
+        check(nodes, relationships, expectNodes, expectRels);
+        return new Measured(t, THREADS.getCurrentThreadCpuTime() - own0, THREADS.getCurrentThreadAllocatedBytes() - alloc0,
+                busiest);
+    }
+
+    /**
+     * The partitions at once, each on a thread of its own in a transaction of its own, through {@code walks}: the
+     * threads begin their transactions, then start together; wall time until the last ends.
+     */
+    private static Measured concurrently(GraphDatabaseService db, SharedWalks walks, String rootElementId, WalkSpec spec,
+            int threads, int partitions, Function<OutputStream, GraphWriter> writer, long expectNodes, long expectRels) {
+        CyclicBarrier ready = new CyclicBarrier(partitions + 1);
+        long[] nodes = new long[partitions];
+        long[] relationships = new long[partitions];
+        long[] cpu = new long[partitions];
+        long[] alloc = new long[partitions];
+        Throwable[] failures = new Throwable[partitions];
+        List<Thread> running = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            int index = p;
+            Thread thread = new Thread(() -> {
+                try (Transaction tx = db.beginTx()) {
+                    InternalTransaction itx = (InternalTransaction) tx;
+                    long rootId = itx.elementIdMapper().nodeId(rootElementId);
+                    SharedWalks.Share share = walks.share(StoreState.version(db));
+                    GraphWriter out = writer.apply(OutputStream.nullOutputStream());
+                    ready.await();
+                    long own0 = THREADS.getCurrentThreadCpuTime();
+                    long alloc0 = THREADS.getCurrentThreadAllocatedBytes();
+                    SubgraphWalker.Result result = TraverseExport.run(
+                            itx, rootId, spec, new Partition(partitions, index), threads, share, out);
+                    out.finish();
+                    cpu[index] = THREADS.getCurrentThreadCpuTime() - own0;
+                    alloc[index] = THREADS.getCurrentThreadAllocatedBytes() - alloc0;
+                    nodes[index] = result.nodes();
+                    relationships[index] = result.relationships();
+                } catch (Throwable e) {
+                    failures[index] = e;
+                }
+            }, "probe-partition-" + p);
+            thread.start();
+            running.add(thread);
+        }
+        long t;
+        try {
+            ready.await();
+            long start = System.nanoTime();
+            for (Thread thread : running) thread.join();
+            t = System.nanoTime() - start;
+        } catch (InterruptedException | BrokenBarrierException e) {
+            throw new IllegalStateException(e);
+        }
+        for (Throwable failure : failures) {
+            if (failure != null) throw new IllegalStateException("a partition failed", failure);
+        }
+        check(Arrays.stream(nodes).sum(), Arrays.stream(relationships).sum(), expectNodes, expectRels);
+        return new Measured(t, Arrays.stream(cpu).sum(), Arrays.stream(alloc).sum(), Arrays.stream(cpu).max().orElse(0));
+    }
+
+    private static void check(long nodes, long relationships, long expectNodes, long expectRels) {
         if (nodes != expectNodes || relationships != expectRels) {
             throw new IllegalStateException("walked " + nodes + "/" + relationships + ", expected " + expectNodes + "/"
                     + expectRels);
         }
-        return t;
     }
 }

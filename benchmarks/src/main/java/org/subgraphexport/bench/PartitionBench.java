@@ -1,16 +1,13 @@
 package org.subgraphexport.bench;
 
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +38,7 @@ import org.subgraphexport.wire.Format;
  *
  * <p>Server CPU: the CPU time of every Java thread of the JVM but the client's (the request threads, the reader pool,
  * the server's own), summed over the row's run, from {@link ThreadMXBean#getThreadCpuTime}; the client's threads are
- * named {@code bench-client-*} and {@code HttpClient-*}. GC and JIT threads are not Java threads and are not counted.
+ * named {@code bench-client-*} and {@code HttpClient-*} ({@link Http}'s client). GC and JIT threads are not Java threads and are not counted.
  *
  * <pre>scripts/bench --partitions [--objects N] [--runs N] [--warmup N] [--data-dir D] [--out FILE]</pre>
  */
@@ -86,7 +83,6 @@ public final class PartitionBench {
             t.setDaemon(true);
             return t;
         });
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(pool).build();
         try (BenchServer server = BenchServer.start(dataRoot, objects, DemoGraph.DEFAULT_SEED, null,
                 Map.of(ExportSettings.READ_THREADS, 1, ExportSettings.MAX_PARTITIONS_STREAMING, 8,
                         ExportSettings.MAX_CONCURRENT, 16, ExportSettings.MAX_CONCURRENT_PER_USER, 16), log)) {
@@ -117,7 +113,7 @@ public final class PartitionBench {
                     System.gc();
                     Map<Long, Long> cpu0 = serverCpu();
                     long t0 = System.nanoTime();
-                    long[] result = run(http, pool, base, row);
+                    long[] result = run(pool, base, row);
                     long t = System.nanoTime() - t0;
                     long used = delta(cpu0, serverCpu());
                     if (result[1] != server.graph.nodes() + server.graph.relationships() && row.decoded()) {
@@ -141,12 +137,12 @@ public final class PartitionBench {
     }
 
     /** Reads the row's partitions at once; returns the bytes and the records decoded (or -1 when not decoded). */
-    private static long[] run(HttpClient http, ExecutorService pool, URI base, Row row) throws Exception {
+    private static long[] run(ExecutorService pool, URI base, Row row) throws Exception {
         List<Future<long[]>> parts = new ArrayList<>();
         for (int i = 0; i < row.partitions(); i++) {
             URI uri = row.partitions() == 1 ? base
                     : URI.create(base + "&partitions=" + row.partitions() + "&partition=" + i);
-            parts.add(pool.submit(() -> one(http, uri, row.decoded())));
+            parts.add(pool.submit(() -> one(uri, row.decoded())));
         }
         long[] sum = new long[2];
         for (Future<long[]> f : parts) {
@@ -157,16 +153,11 @@ public final class PartitionBench {
         return sum;
     }
 
-    private static long[] one(HttpClient http, URI uri, boolean decoded) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(uri).header("Cache-Control", "no-cache, no-store").build();
-        HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-        if (response.statusCode() != 200) {
-            throw new IllegalStateException(uri + ": " + response.statusCode());
-        }
-        try (CountingInputStream body = new CountingInputStream(response.body())) {
+    private static long[] one(URI uri, boolean decoded) throws IOException {
+        try (Http.Body body = Http.get(uri, Format.KRYO.mediaType(), Http.BYPASS_CACHE)) {
             if (!decoded) {
-                body.transferTo(java.io.OutputStream.nullOutputStream());
-                return new long[] {body.count, -1};
+                body.transferTo(OutputStream.nullOutputStream());
+                return new long[] {body.count(), -1};
             }
             TouchingHandler handler = new TouchingHandler();
             long records = 0;
@@ -175,7 +166,7 @@ public final class PartitionBench {
                     if (kind != ExportParser.Kind.END) records++;
                 }
             }
-            return new long[] {body.count, records};
+            return new long[] {body.count(), records};
         }
     }
 
@@ -236,28 +227,5 @@ public final class PartitionBench {
                 + "read and dropped; *decoded*: every record through the streaming API (`ExportParser` and a handler "
                 + "touching every part), counts checked.\n");
         return b.toString();
-    }
-
-    /** Counts the bytes read through it. */
-    private static final class CountingInputStream extends java.io.FilterInputStream {
-        long count;
-
-        CountingInputStream(InputStream in) {
-            super(in);
-        }
-
-        @Override
-        public int read() throws IOException {
-            int b = super.read();
-            if (b >= 0) count++;
-            return b;
-        }
-
-        @Override
-        public int read(byte[] buffer, int off, int len) throws IOException {
-            int n = super.read(buffer, off, len);
-            if (n > 0) count += n;
-            return n;
-        }
     }
 }

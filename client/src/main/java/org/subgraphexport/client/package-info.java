@@ -14,6 +14,9 @@
  * {@link org.subgraphexport.client.VectorValue}, and in rows {@link org.subgraphexport.client.NodeRef},
  * {@link org.subgraphexport.client.RelationshipRef} and {@link org.subgraphexport.client.PathValue}.
  * {@link org.subgraphexport.client.Subgraph} collects a small export in memory.
+ * {@link org.subgraphexport.client.PartitionedExport} reads one export as N partitions at once, pinned to one state
+ * ({@link org.subgraphexport.client.StateChangedException} when the database moved on), each re-fetched alone when cut
+ * ({@link org.subgraphexport.client.PartitionFailedException} when its attempts are spent).
  *
  * <p>Under it, the streaming API: {@link org.subgraphexport.client.ExportParser} (opened the same ways) hands each
  * record's parts to an {@link org.subgraphexport.client.ExportHandler} without building records: primitives

@@ -124,4 +124,13 @@ public final class ExportSettings implements SettingsDeclaration {
                     "server.subgraph_export.max_partitions_streaming", INT, 0)
             .addConstraint(min(0))
             .build();
+
+    @Description("Bytes of heap, over all exports of this server, that partitions of the same export running at the "
+            + "same time may use to share one walk of the subgraph's topology (8 bytes a record of the walk's "
+            + "sequence, in chunks). One export keeps at most a quarter of it; a partition that falls further behind "
+            + "walks the topology itself, as does every partition when this is used up. 0: partitions never share.")
+    public static final Setting<Long> PARTITION_SHARE_SIZE = SettingImpl.newBuilder(
+                    "server.subgraph_export.partition_share_size", BYTES, 64L << 20)
+            .addConstraint(min(0L))
+            .build();
 }

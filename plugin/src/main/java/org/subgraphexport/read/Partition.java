@@ -32,6 +32,13 @@ public record Partition(int count, int index) {
         return count == 1 || (record / Wire.PARTITION_BLOCK) % count == index;
     }
 
+    /** The first record at or after {@code record} that this partition carries: the start of its next block. */
+    public long nextOwned(long record) {
+        if (owns(record)) return record;
+        long block = record / Wire.PARTITION_BLOCK + 1;
+        return (block + Math.floorMod(index - block, (long) count)) * Wire.PARTITION_BLOCK;
+    }
+
     public boolean whole() {
         return count == 1;
     }

@@ -96,6 +96,8 @@ public final class SubgraphWalker implements AutoCloseable {
     private final int readThreads;
     private final int batchRecords;
     private final double minConcurrency;
+    /** The records' output, made by {@link #output}; {@link #entities} is it, or wraps it. */
+    private WalkOutput output;
     private WalkOutput entities;
     private boolean depthCut;
     private long levelIdsCounted;
@@ -153,12 +155,26 @@ public final class SubgraphWalker implements AutoCloseable {
      * counts are the share's; {@code truncated} is the whole export's.
      */
     public Result walk(long rootId, WalkSpec spec, Partition partition, GraphWriter writer) throws IOException {
-        if (entities != null) throw new IllegalStateException("a walker walks once");
-        long limit = partition.whole() ? spec.limit() : Long.MAX_VALUE;
-        WalkOutput records = readThreads == 1
+        WalkOutput records = output(writer, partition.whole() ? spec.limit() : Long.MAX_VALUE);
+        return walk(rootId, spec, partition.whole() ? records : new PartitionedOutput(records, partition, spec.limit()));
+    }
+
+    /**
+     * The output this walker writes records to, with this walker's read threads, made once and closed with the
+     * walker: {@link SharedWalks} writes replayed records to it, then perhaps walks into it.
+     */
+    WalkOutput output(GraphWriter writer, long limit) {
+        if (output != null) throw new IllegalStateException("a walker walks once");
+        output = readThreads == 1
                 ? new EntityWriter(ktx, writer, limit)
                 : new ParallelEntityWriter(ktx, writer, limit, readThreads - 1, batchRecords, minConcurrency);
-        this.entities = partition.whole() ? records : new PartitionedOutput(records, partition, spec.limit());
+        return output;
+    }
+
+    /** Walks into {@code entities}: this walker's {@link #output}, or a {@link PartitionedOutput} around it. */
+    Result walk(long rootId, WalkSpec spec, WalkOutput entities) throws IOException {
+        if (this.entities != null) throw new IllegalStateException("a walker walks once");
+        this.entities = entities;
         traverse(rootId, spec);
         entities.flush();
         return new Result(entities.nodes(), entities.relationships(), entities.truncated() || depthCut);
@@ -300,7 +316,8 @@ public final class SubgraphWalker implements AutoCloseable {
 
     @Override
     public void close() {
-        if (entities != null) entities.close();
+        if (entities != null) entities.close(); // closes the output it wraps
+        else if (output != null) output.close();
         attachRels.close();
         expandRels.close();
         attachNode.close();

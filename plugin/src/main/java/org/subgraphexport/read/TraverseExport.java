@@ -1,6 +1,7 @@
 package org.subgraphexport.read;
 
 import java.io.IOException;
+import java.util.function.Function;
 import org.neo4j.kernel.api.KernelTransaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.subgraphexport.wire.GraphWriter;
@@ -37,6 +38,30 @@ public final class TraverseExport {
      */
     public static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, Partition partition,
             int readThreads, ExportState state, GraphWriter out) throws IOException {
+        return run(tx, rootId, spec, partition, readThreads, state, (Function<String, SharedWalks.Share>) null, out);
+    }
+
+    /**
+     * As above; with {@code walks}, a partition that runs at the same time as other partitions of the same export
+     * (the same state, user, root, walk and partition count) shares one walk of the topology with them
+     * ({@link SharedWalks}), keyed by the state read when the transaction began. The stream is the same either way;
+     * the whole export ({@link Partition#WHOLE}) and null {@code walks} walk as above.
+     */
+    public static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, Partition partition,
+            int readThreads, ExportState state, SharedWalks walks, GraphWriter out) throws IOException {
+        return run(tx, rootId, spec, partition, readThreads, state, walks == null ? null : walks::share, out);
+    }
+
+    /** As above with a share given (tests, the probe), and no state. */
+    public static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, Partition partition,
+            int readThreads, SharedWalks.Share share, GraphWriter out) throws IOException {
+        return run(tx, rootId, spec, partition, readThreads, new ExportState(() -> "", null),
+                share == null ? null : begun -> share, out);
+    }
+
+    private static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, Partition partition,
+            int readThreads, ExportState state, Function<String, SharedWalks.Share> shares, GraphWriter out)
+            throws IOException {
         KernelTransaction ktx = tx.kernelTransaction();
         ElementIds ids = ElementIds.of(tx.elementIdMapper());
         String begun = state.now();
@@ -47,7 +72,10 @@ public final class TraverseExport {
             if (!ktx.dataRead().nodeExists(rootId)) {
                 throw new IllegalStateException("root node " + ids.nodeElementId(rootId) + " was deleted before the export started");
             }
-            SubgraphWalker.Result result = walker.walk(rootId, spec, partition, out);
+            SubgraphWalker.Result result = shares == null || partition.whole()
+                    ? walker.walk(rootId, spec, partition, out)
+                    : shares.apply(begun).walks().walk(walker, ktx,
+                            shares.apply(begun).key(ktx, rootId, spec, partition), rootId, spec, partition, out);
             String ended = state.now();
             state.require(ended);
             out.end(result.nodes(), result.relationships(), result.truncated(), ended);

@@ -8,5 +8,9 @@
  * <p>A traverse can read with several threads ({@link org.subgraphexport.read.SubgraphWalker}, "Parallel reads"):
  * the walking thread decides and encodes, workers of a shared pool ({@code subgraph-export-reader-N}) read labels
  * and values inside the same transaction; the stream is the single-threaded one.
+ *
+ * <p>A traverse can also be cut into partitions ({@link org.subgraphexport.read.Partition}); partitions of one export
+ * that run at the same time share one walk of the topology ({@link org.subgraphexport.read.SharedWalks}, one registry
+ * per DBMS), each still writing exactly its own share.
  */
 package org.subgraphexport.read;

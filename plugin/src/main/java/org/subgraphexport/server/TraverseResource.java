@@ -25,6 +25,7 @@ import org.subgraphexport.encode.ContentCoding;
 import org.subgraphexport.read.ExportState;
 import org.subgraphexport.read.Partition;
 import org.subgraphexport.read.RelationshipFilter;
+import org.subgraphexport.read.SharedWalks;
 import org.subgraphexport.read.StoreState;
 import org.subgraphexport.read.TraverseExport;
 import org.subgraphexport.read.WalkSpec;
@@ -110,13 +111,16 @@ public final class TraverseResource {
             Response hit = cached(ticket, cache, choice, identityTag, format);
             if (hit != null) return hit;
         }
+        // partitions of one export streaming at the same time share one walk of its topology (docs/operations.md)
+        SharedWalks walks = partition.whole() ? null
+                : SharedWalks.of(dbms, config.get(ExportSettings.PARTITION_SHARE_SIZE));
         ExportOutput.Coding coding = new ExportOutput.Coding(choice, chosen -> {
             AcceptEncoding.announce(httpResponse, chosen);
             httpResponse.setHeader(HttpHeaders.ETAG, ETags.of(identityTag, chosen).toString());
         });
         ExportOutput output = new ExportOutput(ticket, () -> caller.begin(db, limits.timeoutMillis()), format, coding,
                 (tx, out) -> TraverseExport.run(tx, root, spec, partition, config.get(ExportSettings.READ_THREADS),
-                        ExportState.of(db, pinned), out), log);
+                        ExportState.of(db, pinned), walks, out), log);
         if (cacheSize > 0 && !directives.noStore()) {
             output.capturing(new ExportOutput.Capture(cacheSize,
                     (chosen, bytes) -> cache.put(ETags.of(identityTag, chosen).getValue(), version, bytes)));

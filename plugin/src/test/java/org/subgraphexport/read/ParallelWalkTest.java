@@ -131,7 +131,7 @@ class ParallelWalkTest {
      * edges, self-loops), and some carry HAS chains of attached A nodes that point at each other, at themselves and
      * back at R nodes. Relationships carry a double now and then. Returns the element id of R node 0.
      */
-    private static String randomGraph(GraphDatabaseService db, int count, long seed) {
+    static String randomGraph(GraphDatabaseService db, int count, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         try (Transaction tx = db.beginTx()) {
             List<Node> nodes = new ArrayList<>();
@@ -384,7 +384,7 @@ class ParallelWalkTest {
         }
     }
 
-    private static Status status(Throwable t) {
+    static Status status(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof Status.HasStatus s) return s.status();
         }
@@ -513,7 +513,7 @@ class ParallelWalkTest {
     }
 
     /** No reader task running, no reader thread inside our code, no transaction but the one asking. */
-    private static void assertNothingLeft(GraphDatabaseService db, String when) throws InterruptedException {
+    static void assertNothingLeft(GraphDatabaseService db, String when) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (Walkers.runningReaders() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(5);

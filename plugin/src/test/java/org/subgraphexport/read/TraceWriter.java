@@ -24,6 +24,7 @@ final class TraceWriter implements GraphWriter {
     private final Thread owner = Thread.currentThread();
     private long failAfter = Long.MAX_VALUE;
     private Runnable atRecord;
+    private Runnable atFirstRecord;
     private long records;
 
     TraceWriter failAfter(long records) {
@@ -38,6 +39,12 @@ final class TraceWriter implements GraphWriter {
         return this;
     }
 
+    /** Runs {@code action} at the first record, before whatever {@link #failAfter} or {@link #atRecord} asks. */
+    TraceWriter atFirstRecord(Runnable action) {
+        this.atFirstRecord = action;
+        return this;
+    }
+
     private void add(String call) {
         if (Thread.currentThread() != owner) {
             throw new AssertionError("writer called from " + Thread.currentThread().getName());
@@ -46,7 +53,10 @@ final class TraceWriter implements GraphWriter {
     }
 
     private void record(String call) throws IOException {
-        if (++records == failAfter) {
+        if (++records == 1 && atFirstRecord != null) {
+            atFirstRecord.run();
+        }
+        if (records == failAfter) {
             if (atRecord != null) {
                 atRecord.run();
             } else {

@@ -64,7 +64,7 @@ class PartitionsTest {
                 .withConfig(BoltConnector.enabled, false)
                 .withUnmanagedExtension("/extension", TraverseResource.class)
                 .build();
-        root = graph(neo4j.defaultDatabaseService());
+        root = graph(neo4j.defaultDatabaseService(), OBJECTS);
         http = new ExportHttp(neo4j.httpURI());
     }
 
@@ -76,12 +76,12 @@ class PartitionsTest {
     /**
      * A tree of Objects (CHILDREN), each with a Structure and a Sequence attached (PROPERTY); besides, a Structure
      * shared by two Objects of different branches, a CHILDREN cycle back to the root and a second path to an Object:
-     * the cases where a node is reached more than once.
+     * the cases where a node is reached more than once. Returns the root's element id.
      */
-    private static String graph(GraphDatabaseService db) {
+    static String graph(GraphDatabaseService db, int count) {
         try (Transaction tx = db.beginTx()) {
             List<Node> objects = new ArrayList<>();
-            for (int i = 0; i < OBJECTS; i++) {
+            for (int i = 0; i < count; i++) {
                 Node o = tx.createNode(Label.label("Object"));
                 o.setProperty("id", (long) i);
                 o.setProperty("name", "object " + i);
@@ -97,9 +97,9 @@ class PartitionsTest {
             Node shared = tx.createNode(Label.label("Structure"));
             shared.setProperty("shared", true);
             objects.get(5).createRelationshipTo(shared, FixtureGraph.PROPERTY);
-            objects.get(OBJECTS - 1).createRelationshipTo(shared, FixtureGraph.PROPERTY);
-            objects.get(OBJECTS - 2).createRelationshipTo(objects.get(0), FixtureGraph.CHILDREN);  // a cycle
-            objects.get(1).createRelationshipTo(objects.get(OBJECTS - 3), FixtureGraph.CHILDREN);   // a second path
+            objects.get(count - 1).createRelationshipTo(shared, FixtureGraph.PROPERTY);
+            objects.get(count - 2).createRelationshipTo(objects.get(0), FixtureGraph.CHILDREN);  // a cycle
+            objects.get(1).createRelationshipTo(objects.get(count - 3), FixtureGraph.CHILDREN);   // a second path
             String id = objects.get(0).getElementId();
             tx.commit();
             return id;
@@ -148,7 +148,8 @@ class PartitionsTest {
                 assertFalse(part.end().truncated());
                 parts.add(part);
             }
-            assertEquals(whole.records(), dealtBack(parts), n + " partitions dealt back in blocks");
+            assertEquals(whole.records(), dealtBack(parts.stream().map(Stream::records).toList()),
+                    n + " partitions dealt back in blocks");
             Set<String> ids = new HashSet<>();
             long records = 0;
             for (Stream part : parts) {
@@ -173,7 +174,7 @@ class PartitionsTest {
             parts.add(fetch(Format.KRYO, "root=" + ExportHttp.enc(root) + "&limit=700&partitions=3&partition=" + i));
             assertTrue(parts.get(i).end().truncated(), "truncated is the whole export's");
         }
-        assertEquals(whole.records(), dealtBack(parts));
+        assertEquals(whole.records(), dealtBack(parts.stream().map(Stream::records).toList()));
         assertEquals(700, parts.stream().mapToLong(p -> p.end().nodes()).sum());
     }
 
@@ -269,13 +270,13 @@ class PartitionsTest {
     }
 
     /** Partitions dealt back: {@link Wire#PARTITION_BLOCK} records from each in turn, until all are taken. */
-    private static List<ExportRecord> dealtBack(List<Stream> parts) {
-        List<ExportRecord> all = new ArrayList<>();
+    static <T> List<T> dealtBack(List<List<T>> parts) {
+        List<T> all = new ArrayList<>();
         int[] at = new int[parts.size()];
         for (boolean more = true; more; ) {
             more = false;
             for (int p = 0; p < parts.size(); p++) {
-                List<ExportRecord> records = parts.get(p).records();
+                List<T> records = parts.get(p);
                 int end = Math.min(records.size(), at[p] + Wire.PARTITION_BLOCK);
                 all.addAll(records.subList(at[p], end));
                 more |= end < records.size();

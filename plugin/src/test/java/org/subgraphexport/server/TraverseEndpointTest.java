@@ -29,6 +29,7 @@ import org.subgraphexport.client.ExportRelationship;
 import org.subgraphexport.client.ExportRequestException;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.Wire;
 
 /** The traverse endpoint over real HTTP on an in-process Neo4j, every format decoded by the client. */
 class TraverseEndpointTest {
@@ -74,7 +75,7 @@ class TraverseEndpointTest {
         assertEquals(set(fixture.ids("root>a", "root>b", "a>d", "b>d", "d>root", "a>s1", "d>seq", "seq>s2", "seq>s3", "s3>s4")), relIds(g));
         assertFalse(g.end().truncated());
         assertWellFormed(g);
-        assertEquals(1, g.header().version());
+        assertEquals(Wire.VERSION, g.header().version());
         assertEquals("neo4j", g.header().database());
         assertEquals(fixture.id("root"), g.header().root());
 
