@@ -1,8 +1,10 @@
 """Python clients side by side: a subgraph of the demo graph into pandas DataFrames of nodes and relationships (every
 property), through the official driver over Bolt, the Query API's JSON, and this project's arrow format (into
-pandas, polars, NetworkX, plain pyarrow). One server (``scripts/demo``), one run, rows interleaved per round.
+pandas, polars, NetworkX, plain pyarrow), and into PyTorch Geometric's HeteroData (the package's ``to_pyg`` against
+the driver's frames turned into tensors the way PyG's documentation does it). One server (``scripts/demo``), one
+run, rows interleaved per round.
 
-    python/.venv/bin/pip install "./python[bench]"
+    python/.venv/bin/pip install "./python[bench,ml]"
     scripts/demo --founding-size --port 7474            # in another shell
     python/.venv/bin/python benchmarks/python/bench_python.py --url http://127.0.0.1:7474 \\
         --bolt bolt://127.0.0.1:7687 --runs 5 --warmup 1 --out benchmarks/results/python.md
@@ -66,6 +68,37 @@ def bolt_pandas(bolt: str, auth: Any, root: str) -> Callable[[], Frames]:
         return pd.DataFrame(nodes), pd.DataFrame(rels)
 
     return run
+
+
+def pyg_from_frames(frames: Frames) -> Any:
+    """DataFrames of nodes and relationships into a HeteroData the way PyG's "Loading Graphs from CSV" tutorial
+    does it: a node type per label set, a dict from id to index per type (``{index_id: i for i, index_id in
+    enumerate(df.index.unique())}``), ``x`` from the numeric columns (``torch.from_numpy(df[cols].values)``), and
+    ``edge_index`` from the mapped source and target ids (``torch.tensor([src, dst])``) per edge type."""
+    import torch
+    from torch_geometric.data import HeteroData
+
+    nodes, rels = frames
+    data = HeteroData()
+    nodes = nodes.assign(node_type=nodes["labels"].map(lambda labels: ":".join(sorted(labels))))
+    type_of: Dict[str, str] = {}
+    mapping: Dict[str, int] = {}
+    for node_type, df in nodes.groupby("node_type"):
+        df = df.dropna(axis=1, how="all")
+        mapping.update({index_id: i for i, index_id in enumerate(df["element_id"].unique())})
+        type_of.update(dict.fromkeys(df["element_id"], node_type))
+        numeric = df.drop(columns=["node_type"]).select_dtypes(include=["number", "bool"])
+        data[node_type].num_nodes = len(df)
+        data[node_type].element_id = df["element_id"].tolist()
+        if len(numeric.columns):
+            data[node_type].x = torch.from_numpy(numeric.astype("float32").values)
+    rels = rels.assign(src_type=rels["source_element_id"].map(type_of), dst_type=rels["target_element_id"].map(type_of))
+    for (src_type, rel_type, dst_type), df in rels.groupby(["src_type", "type", "dst_type"]):
+        src = [mapping[index] for index in df["source_element_id"]]
+        dst = [mapping[index] for index in df["target_element_id"]]
+        data[src_type, rel_type, dst_type].edge_index = torch.tensor([src, dst])
+        data[src_type, rel_type, dst_type].element_id = df["element_id"].tolist()
+    return data
 
 
 def query_api_pandas(url: str, auth: Any, root: str, db: str) -> Callable[[], Frames]:
@@ -140,8 +173,10 @@ def main() -> int:
             return ("bytes", n)
         return run
 
+    driver = bolt_pandas(a.bolt, auth, root)
     rows: Dict[str, Callable[[], Any]] = {
-        "neo4j driver (Bolt, Rust extension) -> pandas": bolt_pandas(a.bolt, auth, root),
+        "neo4j driver (Bolt, Rust extension) -> pandas": driver,
+        "neo4j driver -> pandas -> HeteroData (PyG's CSV tutorial)": lambda: pyg_from_frames(driver()),
         "Query API JSON -> pandas": query_api_pandas(a.url, auth, root, a.db),
         "subgraph_export traverse -> pandas": package(lambda e: e.to_pandas()),
         "subgraph_export traverse -> polars": package(lambda e: e.to_polars()),
@@ -149,6 +184,8 @@ def main() -> int:
         "subgraph_export cypher (same query) -> pandas": lambda: sx.cypher(
             a.url, SUBGRAPH_QUERY, {"root": root}, auth=auth, db=a.db).to_pandas(),
         "subgraph_export traverse -> NetworkX": package(lambda e: e.to_networkx()),
+        "subgraph_export traverse -> HeteroData (to_pyg)": package(lambda e: e.to_pyg()),
+        "subgraph_export traverse -> SciPy CSR (to_scipy)": package(lambda e: e.to_scipy()),
         "pyarrow.ipc.open_stream(body).read_all() (no package)": raw_pyarrow,
         "traverse kryo, body read and dropped (server cost)": body_only("kryo"),
         "traverse arrow, body read and dropped (server cost)": body_only("arrow"),
@@ -239,6 +276,11 @@ def _counts(result: Any) -> Tuple[int, int]:
             for c in pc.value_counts(chunk.type_codes).to_pylist():
                 counts[kinds[c["values"]]] += c["counts"]
         return counts[b"node"], counts[b"relationship"]
+    if hasattr(result, "node_types") and hasattr(result, "edge_types"):  # HeteroData
+        return (sum(result[t].num_nodes for t in result.node_types),
+                sum(result[t].edge_index.shape[1] for t in result.edge_types))
+    if hasattr(result, "matrix"):  # to_scipy's Adjacency: the relationships counted
+        return result.matrix.shape[0], int(result.matrix.sum())
     if hasattr(result, "number_of_nodes"):
         return result.number_of_nodes(), result.number_of_edges()
     n, r = result

@@ -20,3 +20,12 @@ def server() -> str:
     if not url:
         pytest.skip("no server: SUBGRAPH_EXPORT_URL is set by PythonClientIT (mvn verify), or point it at one")
     return url
+
+
+@pytest.fixture(scope="session")
+def demo() -> str:
+    """The base URL of a server holding a small demo graph (no auth): SUBGRAPH_EXPORT_DEMO_URL (PythonClientIT)."""
+    url = os.environ.get("SUBGRAPH_EXPORT_DEMO_URL")
+    if not url:
+        pytest.skip("no demo server: SUBGRAPH_EXPORT_DEMO_URL is set by PythonClientIT, or point it at scripts/demo")
+    return url

@@ -250,6 +250,29 @@ class Export:
                              rels.column("element_id").to_pylist(), _attributes(rels, ("type",))))
         return g
 
+    def to_pyg(self, *, group_by: Union[None, str, Sequence[str]] = None, features: Optional[Mapping[Any, Any]] = None,
+               homogeneous: bool = False, relationship_types: Optional[Sequence[str]] = None,
+               separator: str = "_") -> Any:
+        """A ``torch_geometric.data.HeteroData``: a node type per label set (labels sorted, joined by ``separator``;
+        or per label of ``group_by``), an edge
+        type per (source type, relationship type, target type), ``element_id`` in every store, numeric and boolean
+        properties as tensors and ``x`` / ``edge_attr`` side by side; ``homogeneous=True``: a ``Data`` with node and
+        edge type ids. Needs torch and torch_geometric (``pip install 'subgraph-export[ml]'``); see
+        :func:`subgraph_export.ml.to_pyg` for every rule."""
+        from .ml import to_pyg
+
+        return to_pyg(self, group_by=group_by, features=features, homogeneous=homogeneous,
+                      relationship_types=relationship_types, separator=separator)
+
+    def to_scipy(self, *, weight: Optional[str] = None, relationship_types: Optional[Sequence[str]] = None,
+                 separator: str = "_") -> Any:
+        """``(matrix, element_id)``: the adjacency as a ``scipy.sparse.csr_array`` (row = source, column = target,
+        relationships counted, or ``weight`` summed) and the element id of the node at each index. Needs scipy
+        (``pip install 'subgraph-export[scipy]'``); see :func:`subgraph_export.ml.to_scipy`."""
+        from .ml import to_scipy
+
+        return to_scipy(self, weight=weight, relationship_types=relationship_types, separator=separator)
+
 
 def split(table: Union[pa.Table, pa.RecordBatch], header: Header) -> Tuple[pa.Table, pa.Table]:
     """The nodes table and the relationships table (see :class:`Export`) of a stream's batches: each group (a

@@ -2,6 +2,7 @@ package org.subgraphexport.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,8 +17,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
+import org.neo4j.kernel.internal.Version;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRecord;
+import org.subgraphexport.demo.DemoGraph;
 import org.subgraphexport.wire.Format;
 
 /**
@@ -29,6 +35,11 @@ import org.subgraphexport.wire.Format;
  * pytest runs, this test checks that the Java client decodes the {@code kryo} and the {@code json} export of those
  * same requests into equal records, so that pytest's comparison holds against the Java client's decoding too.
  *
+ * <p>A second server (no authentication) holds a small demo graph ({@link DemoGraph}, {@value #DEMO_OBJECTS} Objects,
+ * the default seed), generated in this JVM into an embedded store that the server then opens
+ * ({@code server.directories.data}): the graph-learning tests ({@code test_ml_live.py}) read it at
+ * {@code SUBGRAPH_EXPORT_DEMO_URL}.
+ *
  * <p>The interpreter is {@code python/.venv}, which {@code scripts/test} creates and fills ({@code pip install
  * "./python[test]"}) before Maven runs; without it this test fails and says so.
  */
@@ -36,12 +47,21 @@ class PythonClientIT {
     private static final String PASSWORD = "py-secret-123";
     static final Path PYTHON_DIR = RealNeo4jServer.ROOT_DIR.resolve("python");
     static final Path PYTHON = PYTHON_DIR.resolve(".venv/bin/python");
+    /** Objects in the demo graph of the graph-learning tests: about 2,000 nodes, seconds to generate. */
+    static final int DEMO_OBJECTS = 300;
 
     @Test
     void pytestPassesAgainstTheRealServer() throws Exception {
+        // The demo store is written by this JVM's Neo4j, which only a server of its version opens. The LTS execution
+        // includes this test only when -Dit.test names it.
+        assumeTrue(Version.getNeo4jVersion().equals(RealNeo4jServer.NEO4J_VERSION),
+                () -> "the Python tests run on the newest line only, not " + RealNeo4jServer.NEO4J_VERSION);
         assertTrue(Files.isExecutable(PYTHON), PYTHON + " missing: scripts/test creates it (python3 -m venv python/.venv"
                 + " && python/.venv/bin/pip install './python[test]')");
-        try (RealNeo4jServer server = RealNeo4jServer.start("python", PASSWORD)) {
+        Path demoStore = generateDemoStore();
+        try (RealNeo4jServer server = RealNeo4jServer.start("python", PASSWORD);
+                RealNeo4jServer demo = RealNeo4jServer.start("python-demo", null,
+                        "server.directories.data=" + demoStore.resolve("data"))) {
             String auth = RealNeo4jServer.basic("neo4j", PASSWORD);
             server.query(FIXTURE, auth);
             URI base = server.httpUri;
@@ -57,6 +77,9 @@ class PythonClientIT {
             String url = server.httpUri.toString();
             pb.environment().put("SUBGRAPH_EXPORT_URL", url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
             pb.environment().put("SUBGRAPH_EXPORT_AUTH", "neo4j:" + PASSWORD);
+            String demoUrl = demo.httpUri.toString();
+            pb.environment().put("SUBGRAPH_EXPORT_DEMO_URL",
+                    demoUrl.endsWith("/") ? demoUrl.substring(0, demoUrl.length() - 1) : demoUrl);
             Process p = pb.start();
             byte[] output = p.getInputStream().readAllBytes();
             assertTrue(p.waitFor(10, TimeUnit.MINUTES), "pytest did not finish");
@@ -67,6 +90,24 @@ class PythonClientIT {
             assertTrue(lines.get(lines.size() - 1).matches(".*\\d+ passed.*") && !text.contains("skipped"),
                     "every test ran, none skipped:\n" + text);
         }
+    }
+
+    /** The demo graph of {@value #DEMO_OBJECTS} Objects in an embedded store (its {@code data/} for a server). */
+    private static Path generateDemoStore() {
+        Path home = RealNeo4jServer.WORK_DIR.resolve("python-demo-store");
+        RealNeo4jServer.deleteRecursively(home);
+        DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home)
+                .setConfig(GraphDatabaseSettings.pagecache_memory, 32L << 20)
+                .setConfig(GraphDatabaseSettings.preallocate_logical_logs, false)
+                .build();
+        try {
+            DemoGraph.Result graph = DemoGraph.generate(dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME),
+                    DEMO_OBJECTS, DemoGraph.DEFAULT_SEED, done -> {});
+            assertTrue(graph.complete() && graph.objects() == DEMO_OBJECTS, graph.toString());
+        } finally {
+            dbms.shutdown();
+        }
+        return home;
     }
 
     /** The records of one export (the pytest suite's traverse request, or its Cypher query), as the client decodes. */
