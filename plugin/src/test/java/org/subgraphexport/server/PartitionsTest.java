@@ -202,6 +202,35 @@ class PartitionsTest {
                 .header().state());
     }
 
+    /**
+     * A partition is a representation of its own: its ETag differs from the whole export's and from another
+     * partition's, answers 304 in If-None-Match, and the partition goes out gzip-compressed when asked, the same
+     * bytes once decompressed.
+     */
+    @Test
+    void aPartitionHasItsOwnETagAnswers304AndIsCompressedWhenAsked() throws IOException {
+        java.net.URI uri = neo4j.httpURI().resolve("/extension/kryo/traverse?root=" + ExportHttp.enc(root)
+                + "&partitions=3&partition=1");
+        HttpResponse<byte[]> identity = ExportHttp.send(java.net.http.HttpRequest.newBuilder(uri).build());
+        assertEquals(200, identity.statusCode());
+        String tag = identity.headers().firstValue("ETag").orElseThrow();
+        String whole = http.get("kryo/traverse?root=" + ExportHttp.enc(root)).headers().firstValue("ETag").orElseThrow();
+        String other = http.get("kryo/traverse?root=" + ExportHttp.enc(root) + "&partitions=3&partition=2").headers()
+                .firstValue("ETag").orElseThrow();
+        assertEquals(3, Set.of(tag, whole, other).size(), "three representations, three tags");
+        HttpResponse<byte[]> unchanged = ExportHttp.send(java.net.http.HttpRequest.newBuilder(uri)
+                .header("If-None-Match", tag).build());
+        assertEquals(304, unchanged.statusCode());
+        assertEquals(0, unchanged.body().length);
+        HttpResponse<byte[]> gzip = ExportHttp.send(java.net.http.HttpRequest.newBuilder(uri)
+                .header("Accept-Encoding", "gzip").build());
+        assertEquals(200, gzip.statusCode());
+        assertEquals("gzip", gzip.headers().firstValue("Content-Encoding").orElse(""));
+        try (java.util.zip.GZIPInputStream in = new java.util.zip.GZIPInputStream(new ByteArrayInputStream(gzip.body()))) {
+            org.junit.jupiter.api.Assertions.assertArrayEquals(identity.body(), in.readAllBytes());
+        }
+    }
+
     @Test
     void badPartitionAndStateValuesAre400NamingTheParameter() {
         String r = "root=" + ExportHttp.enc(root);
