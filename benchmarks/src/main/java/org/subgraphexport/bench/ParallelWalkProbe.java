@@ -201,7 +201,7 @@ public final class ParallelWalkProbe {
                 long cpu0 = THREADS.getCurrentThreadCpuTime();
                 SubgraphWalker.Result result =
                         TraverseExport.run(itx, rootId, spec, new Partition(partitions, p), threads,
-                                new ExportState(() -> "", null), out);
+                                ExportState.NONE, out);
                 out.finish();
                 t += System.nanoTime() - start;
                 busiest = Math.max(busiest, THREADS.getCurrentThreadCpuTime() - cpu0);

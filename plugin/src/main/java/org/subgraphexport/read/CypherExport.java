@@ -66,7 +66,7 @@ public final class CypherExport implements AutoCloseable {
      */
     public static void run(InternalTransaction tx, Result result, boolean rows, long maxNodes, int readThreads,
             GraphWriter out) throws IOException {
-        run(tx, result, rows, maxNodes, readThreads, new ExportState(() -> "", null), out);
+        run(tx, result, rows, maxNodes, readThreads, ExportState.NONE, out);
     }
 
     /**
@@ -82,7 +82,7 @@ public final class CypherExport implements AutoCloseable {
     /** As above, with the batch size and the concurrency below which reading goes single-threaded (tests). */
     static void run(InternalTransaction tx, Result result, boolean rows, long maxNodes, int readThreads,
             int batchRecords, double minConcurrency, GraphWriter out) throws IOException {
-        run(tx, result, rows, maxNodes, readThreads, batchRecords, minConcurrency, new ExportState(() -> "", null), out);
+        run(tx, result, rows, maxNodes, readThreads, batchRecords, minConcurrency, ExportState.NONE, out);
     }
 
     private static void run(InternalTransaction tx, Result result, boolean rows, long maxNodes, int readThreads,

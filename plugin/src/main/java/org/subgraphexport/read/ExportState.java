@@ -13,6 +13,9 @@ public final class ExportState {
     /** The error code of an export whose database is no longer (or was not) in the pinned state. */
     public static final String CHANGED = "Export.StateChanged";
 
+    /** No state: an export that reads none names {@code ""}, and nothing is pinned (tests, benchmarks). */
+    public static final ExportState NONE = new ExportState(() -> "", null);
+
     private final Supplier<String> current;
     private final String pinned;
 

@@ -27,7 +27,7 @@ public final class TraverseExport {
      */
     public static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, int readThreads,
             GraphWriter out) throws IOException {
-        return run(tx, rootId, spec, Partition.WHOLE, readThreads, new ExportState(() -> "", null), out);
+        return run(tx, rootId, spec, Partition.WHOLE, readThreads, ExportState.NONE, out);
     }
 
     /**
@@ -55,7 +55,7 @@ public final class TraverseExport {
     /** As above with a share given (tests, the probe), and no state. */
     public static SubgraphWalker.Result run(InternalTransaction tx, long rootId, WalkSpec spec, Partition partition,
             int readThreads, SharedWalks.Share share, GraphWriter out) throws IOException {
-        return run(tx, rootId, spec, partition, readThreads, new ExportState(() -> "", null),
+        return run(tx, rootId, spec, partition, readThreads, ExportState.NONE,
                 share == null ? null : begun -> share, out);
     }
 
@@ -72,10 +72,10 @@ public final class TraverseExport {
             if (!ktx.dataRead().nodeExists(rootId)) {
                 throw new IllegalStateException("root node " + ids.nodeElementId(rootId) + " was deleted before the export started");
             }
-            SubgraphWalker.Result result = shares == null || partition.whole()
+            SharedWalks.Share share = shares == null || partition.whole() ? null : shares.apply(begun);
+            SubgraphWalker.Result result = share == null
                     ? walker.walk(rootId, spec, partition, out)
-                    : shares.apply(begun).walks().walk(walker, ktx,
-                            shares.apply(begun).key(ktx, rootId, spec, partition), rootId, spec, partition, out);
+                    : share.walks().walk(walker, ktx, share.key(ktx, rootId, spec, partition), rootId, spec, partition, out);
             String ended = state.now();
             state.require(ended);
             out.end(result.nodes(), result.relationships(), result.truncated(), ended);
