@@ -13,6 +13,8 @@ import java.nio.ByteOrder;
 import org.bson.BsonBinaryReader;
 import org.bson.BsonType;
 import org.subgraphexport.client.ExportParser;
+import org.subgraphexport.client.internal.Tokens.NumberType;
+import org.subgraphexport.client.internal.Tokens.Token;
 import org.subgraphexport.wire.Format;
 
 /**
@@ -20,7 +22,8 @@ import org.subgraphexport.wire.Format;
  * {@code json} and {@code bson} decoders with the client's record code ({@link TokenParser}) over a maintained
  * library's parser instead of the client's own tokenizers: jackson-core's {@link JsonParser} (configured as the JSON
  * decoder had it before {@link JsonTokens}, commit 58bf9a9^) and org.mongodb:bson's {@link BsonBinaryReader}, each
- * behind the same {@link Tokens} seam. Valid streams only: the hostile-input rules of the client's tokenizers are not
+ * behind the same {@link Tokens} seam (since the client has its own token enums: jackson-core's mapped to them by
+ * ordinal, an array load per token). Valid streams only: the hostile-input rules of the client's tokenizers are not
  * reproduced here.
  */
 public final class LibraryDecoders {
@@ -57,18 +60,18 @@ public final class LibraryDecoders {
 
         @Override
         void startStream() throws IOException {
-            if (tokens.nextToken() != JsonToken.START_ARRAY) {
+            if (tokens.nextToken() != Token.START_ARRAY) {
                 throw corrupt("a JSON export is an array, but it starts with " + tokens.currentToken());
             }
         }
 
         @Override
         boolean nextRecord() throws IOException {
-            JsonToken t = tokens.nextToken();
-            if (t == JsonToken.START_OBJECT) {
+            Token t = tokens.nextToken();
+            if (t == Token.START_OBJECT) {
                 return true;
             }
-            if (t == null || t == JsonToken.END_ARRAY) {
+            if (t == null || t == Token.END_ARRAY) {
                 return false;
             }
             throw corrupt("a record is an object, not " + t);
@@ -79,8 +82,8 @@ public final class LibraryDecoders {
 
         @Override
         void expectEnd() throws IOException {
-            JsonToken t = tokens.nextToken();
-            if (t != JsonToken.END_ARRAY) {
+            Token t = tokens.nextToken();
+            if (t != Token.END_ARRAY) {
                 throw t == null ? truncated() : corrupt("records after the closing record");
             }
             if (tokens.nextToken() != null) {
@@ -89,14 +92,29 @@ public final class LibraryDecoders {
         }
     }
 
-    /** Jackson's parser as {@link Tokens}: every method delegates. */
+    /** jackson-core's tokens and number types as the seam's (the same names), by ordinal. */
+    private static final Token[] TOKENS = new Token[JsonToken.values().length];
+    private static final NumberType[] NUMBER_TYPES = new NumberType[JsonParser.NumberType.values().length];
+
+    static {
+        for (Token t : Token.values()) {
+            TOKENS[JsonToken.valueOf(t.name()).ordinal()] = t;
+        }
+        for (NumberType t : NumberType.values()) {
+            NUMBER_TYPES[JsonParser.NumberType.valueOf(t.name()).ordinal()] = t;
+        }
+    }
+
+    /** Jackson's parser as {@link Tokens}: every method delegates (tokens and number types mapped by ordinal). */
     private record JacksonTokens(JsonParser p) implements Tokens {
-        public JsonToken nextToken() throws IOException {
-            return p.nextToken();
+        public Token nextToken() throws IOException {
+            JsonToken t = p.nextToken();
+            return t == null ? null : TOKENS[t.ordinal()];
         }
 
-        public JsonToken currentToken() {
-            return p.currentToken();
+        public Token currentToken() {
+            JsonToken t = p.currentToken();
+            return t == null ? null : TOKENS[t.ordinal()];
         }
 
         public String currentName() throws IOException {
@@ -111,8 +129,9 @@ public final class LibraryDecoders {
             return p.getText();
         }
 
-        public JsonParser.NumberType getNumberType() throws IOException {
-            return p.getNumberType();
+        public NumberType getNumberType() throws IOException {
+            JsonParser.NumberType t = p.getNumberType();
+            return t == null ? null : NUMBER_TYPES[t.ordinal()];
         }
 
         public long getLongValue() throws IOException {
@@ -181,8 +200,8 @@ public final class LibraryDecoders {
             if (!nextDocument()) {
                 return false;
             }
-            JsonToken t = tokens.nextToken();
-            if (t == JsonToken.START_OBJECT) {
+            Token t = tokens.nextToken();
+            if (t == Token.START_OBJECT) {
                 return true;
             }
             throw corrupt("a record is an object, not " + t);
@@ -209,7 +228,7 @@ public final class LibraryDecoders {
         private int depth;
         /** Whether each open container (below {@link #depth}) is an array. */
         private boolean[] arrays = new boolean[64];
-        private JsonToken current;
+        private Token current;
         private BsonType pendingType;
         private String name;
         private String text;
@@ -226,19 +245,19 @@ public final class LibraryDecoders {
         }
 
         @Override
-        public JsonToken nextToken() throws IOException {
+        public Token nextToken() throws IOException {
             if (current == null) {
                 if (depth == 0 && name == null && reader.getState() == org.bson.AbstractBsonReader.State.INITIAL) {
                     reader.readStartDocument();
                     arrays[depth++] = false;
-                    return current = JsonToken.START_OBJECT;
+                    return current = Token.START_OBJECT;
                 }
                 return null;
             }
             if (depth == 0) {
                 return current = null;
             }
-            if (current == JsonToken.FIELD_NAME) {
+            if (current == Token.FIELD_NAME) {
                 return current = value(pendingType);
             }
             BsonType type = reader.readBsonType();
@@ -247,10 +266,10 @@ public final class LibraryDecoders {
                 depth--;
                 if (array) {
                     reader.readEndArray();
-                    return current = JsonToken.END_ARRAY;
+                    return current = Token.END_ARRAY;
                 }
                 reader.readEndDocument();
-                return current = JsonToken.END_OBJECT;
+                return current = Token.END_OBJECT;
             }
             if (array) {  // the reader skips an array element's name itself
                 name = null;
@@ -258,49 +277,49 @@ public final class LibraryDecoders {
             }
             name = reader.readName();
             pendingType = type;
-            return current = JsonToken.FIELD_NAME;
+            return current = Token.FIELD_NAME;
         }
 
-        private JsonToken value(BsonType type) throws IOException {
+        private Token value(BsonType type) throws IOException {
             switch (type) {
                 case DOUBLE -> {
                     doubleValue = reader.readDouble();
-                    return JsonToken.VALUE_NUMBER_FLOAT;
+                    return Token.VALUE_NUMBER_FLOAT;
                 }
                 case STRING -> {
                     text = reader.readString();
-                    return JsonToken.VALUE_STRING;
+                    return Token.VALUE_STRING;
                 }
                 case DOCUMENT -> {
                     reader.readStartDocument();
                     push(false);
-                    return JsonToken.START_OBJECT;
+                    return Token.START_OBJECT;
                 }
                 case ARRAY -> {
                     reader.readStartArray();
                     push(true);
-                    return JsonToken.START_ARRAY;
+                    return Token.START_ARRAY;
                 }
                 case BINARY -> {
                     binary = reader.readBinaryData().getData();
-                    return JsonToken.VALUE_EMBEDDED_OBJECT;
+                    return Token.VALUE_EMBEDDED_OBJECT;
                 }
                 case BOOLEAN -> {
-                    return reader.readBoolean() ? JsonToken.VALUE_TRUE : JsonToken.VALUE_FALSE;
+                    return reader.readBoolean() ? Token.VALUE_TRUE : Token.VALUE_FALSE;
                 }
                 case NULL -> {
                     reader.readNull();
-                    return JsonToken.VALUE_NULL;
+                    return Token.VALUE_NULL;
                 }
                 case INT32 -> {
                     longValue = reader.readInt32();
                     int64 = false;
-                    return JsonToken.VALUE_NUMBER_INT;
+                    return Token.VALUE_NUMBER_INT;
                 }
                 case INT64 -> {
                     longValue = reader.readInt64();
                     int64 = true;
-                    return JsonToken.VALUE_NUMBER_INT;
+                    return Token.VALUE_NUMBER_INT;
                 }
                 default -> throw new DecodeException("BSON element type " + type);
             }
@@ -314,7 +333,7 @@ public final class LibraryDecoders {
         }
 
         @Override
-        public JsonToken currentToken() {
+        public Token currentToken() {
             return current;
         }
 
@@ -325,7 +344,7 @@ public final class LibraryDecoders {
 
         @Override
         public void skipChildren() throws IOException {
-            if (current == JsonToken.START_OBJECT || current == JsonToken.START_ARRAY) {
+            if (current == Token.START_OBJECT || current == Token.START_ARRAY) {
                 for (int outside = depth - 1; depth > outside; ) {
                     nextToken();
                 }
@@ -349,36 +368,36 @@ public final class LibraryDecoders {
         }
 
         @Override
-        public JsonParser.NumberType getNumberType() {
-            if (current == JsonToken.VALUE_NUMBER_INT) {
-                return int64 ? JsonParser.NumberType.LONG : JsonParser.NumberType.INT;
+        public NumberType getNumberType() {
+            if (current == Token.VALUE_NUMBER_INT) {
+                return int64 ? NumberType.LONG : NumberType.INT;
             }
-            return current == JsonToken.VALUE_NUMBER_FLOAT ? JsonParser.NumberType.DOUBLE : null;
+            return current == Token.VALUE_NUMBER_FLOAT ? NumberType.DOUBLE : null;
         }
 
         @Override
         public long getLongValue() {
-            return current == JsonToken.VALUE_NUMBER_INT ? longValue : (long) doubleValue;
+            return current == Token.VALUE_NUMBER_INT ? longValue : (long) doubleValue;
         }
 
         @Override
         public double getDoubleValue() {
-            return current == JsonToken.VALUE_NUMBER_INT ? (double) longValue : doubleValue;
+            return current == Token.VALUE_NUMBER_INT ? (double) longValue : doubleValue;
         }
 
         @Override
         public float getFloatValue() {
-            return current == JsonToken.VALUE_NUMBER_INT ? (float) longValue : (float) doubleValue;
+            return current == Token.VALUE_NUMBER_INT ? (float) longValue : (float) doubleValue;
         }
 
         @Override
         public Object getEmbeddedObject() {
-            return current == JsonToken.VALUE_EMBEDDED_OBJECT ? binary : null;
+            return current == Token.VALUE_EMBEDDED_OBJECT ? binary : null;
         }
 
         @Override
         public byte[] getBinaryValue() throws DecodeException {
-            if (current != JsonToken.VALUE_EMBEDDED_OBJECT) {
+            if (current != Token.VALUE_EMBEDDED_OBJECT) {
                 throw new DecodeException("expected BSON binary, found " + current);
             }
             return binary;
