@@ -327,8 +327,6 @@ public final class EndToEndRunner {
         for (Format format : Format.values()) {
             if (format.clientDecodes()) rows.add(ExtensionRow.traverse(format, ExtensionRow.Mode.STREAM, root));
         }
-        rows.add(ExtensionRow.traverse(Format.JSON, ExtensionRow.Mode.LIBRARY, root));  // client-decoders.md
-        rows.add(ExtensionRow.traverse(Format.BSON, ExtensionRow.Mode.LIBRARY, root));
         rows.add(ExtensionRow.traverse(Format.KRYO, ExtensionRow.Mode.BYTES, root));
         rows.add(ExtensionRow.traverse(Format.KRYO, ExtensionRow.Mode.CACHED, root));
         rows.add(ExtensionRow.traverse(Format.KRYO, ExtensionRow.Mode.NOT_MODIFIED, root));

@@ -14,8 +14,6 @@ import org.subgraphexport.client.ExportParser;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRecord;
 import org.subgraphexport.client.ExportRelationship;
-import org.subgraphexport.client.internal.LibraryDecoders;
-import org.subgraphexport.client.internal.RecordReader;
 import org.subgraphexport.wire.Format;
 
 /**
@@ -39,12 +37,6 @@ final class ExtensionRow implements Row {
          * {@link TouchingHandler}, no record built.
          */
         STREAM,
-        /**
-         * Read from the store, decoded into records as {@link Mode#DECODE}, but over a library's parser instead of the
-         * client's own tokenizer ({@code LibraryDecoders}: jackson-core, org.mongodb:bson); json and bson only
-         * (benchmarks/results/client-decoders.md).
-         */
-        LIBRARY,
         /** Read from the store, the body read and dropped, not decoded: encoding and wire without client decoding. */
         BYTES,
         /** Served from the server's response cache (filled by {@link #prepare}), decoded; asserts the hit header. */
@@ -112,7 +104,6 @@ final class ExtensionRow implements Row {
         return switch (mode) {
             case DECODE -> base;
             case STREAM -> base + " streaming";
-            case LIBRARY -> base + " library";
             case BYTES -> base + " bytes";
             case CACHED -> base + " cached";
             case NOT_MODIFIED -> base + " 304";
@@ -132,9 +123,6 @@ final class ExtensionRow implements Row {
                             + "over the HTTP stream";
             case STREAM -> get + ", ExportParser (the streaming API) over the HTTP stream, every part of every "
                     + "record touched by a handler, no record built";
-            case LIBRARY -> get + ", ExportReader's records over " + (format == Format.JSON ? "jackson-core's JsonParser"
-                    : "org.mongodb:bson's BsonBinaryReader") + " instead of the client's own tokenizer, over the HTTP "
-                    + "stream";
             case BYTES -> get + ", read from the store as every ordinary row; the body read and dropped, not decoded "
                     + "(compare with *walk only*: what encoding and the wire add to the walk)";
             case CACHED -> get + " without Cache-Control, answered from the server's response cache (filled by one "
@@ -153,7 +141,7 @@ final class ExtensionRow implements Row {
     @Override
     public String countsNote() {
         return switch (mode) {
-            case DECODE, STREAM, LIBRARY, CACHED -> null;
+            case DECODE, STREAM, CACHED -> null;
             case BYTES -> "not decoded: bytes only";
             case NOT_MODIFIED -> "304 Not Modified: no body";
         };
@@ -184,7 +172,7 @@ final class ExtensionRow implements Row {
     @Override
     public Outcome run(Endpoints endpoints, boolean keepIds) throws IOException {
         return switch (mode) {
-            case DECODE, STREAM, LIBRARY -> decoded(endpoints, keepIds, Http.BYPASS_CACHE);
+            case DECODE, STREAM -> decoded(endpoints, keepIds, Http.BYPASS_CACHE);
             case CACHED -> decoded(endpoints, keepIds);
             case BYTES -> bytes(endpoints);
             case NOT_MODIFIED -> notModified(endpoints);
@@ -210,7 +198,7 @@ final class ExtensionRow implements Row {
         }
         Tally tally = mode == Mode.STREAM
                 ? stream(format, body, keepIds)
-                : decode(format, body.paced(linkBitsPerSecond), encoding, keepIds, mode == Mode.LIBRARY);
+                : decode(format, body.paced(linkBitsPerSecond), encoding, keepIds);
         long nanos = System.nanoTime() - start;
         String cache = body.header(CACHE_HEADER);
         if (mode == Mode.CACHED && !"hit".equals(cache)) {
@@ -297,16 +285,9 @@ final class ExtensionRow implements Row {
 
     /** Decodes a whole export stream sent in {@code contentEncoding} (null: none), counting; closes {@code body}. */
     static Tally decode(Format format, Http.Body body, String contentEncoding, boolean keepIds) throws IOException {
-        return decode(format, body, contentEncoding, keepIds, false);
-    }
-
-    /** {@link #decode(Format, Http.Body, String, boolean)}, over a library's parser if {@code library}. */
-    private static Tally decode(Format format, Http.Body body, String contentEncoding, boolean keepIds,
-            boolean library) throws IOException {
         Tally tally = new Tally(keepIds);
         InputStream decoded = ContentEncodings.decode(contentEncoding, body);
-        try (ExportReader reader = library ? new RecordReader(LibraryDecoders.open(format, decoded))
-                : ExportReader.open(format, decoded)) {
+        try (ExportReader reader = ExportReader.open(format, decoded)) {
             for (ExportRecord r; (r = reader.next()) != null; ) {
                 if (r instanceof ExportNode n) {
                     tally.node(n.id());
