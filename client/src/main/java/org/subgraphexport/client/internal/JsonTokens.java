@@ -56,9 +56,9 @@ final class JsonTokens implements Tokens {
     private static final int KEEP_SCRATCH = 1 << 16;
     /** The base64 padding character, required on read (as in Jackson's default variant, MIME without line feeds). */
     private static final char PADDING_CHAR = '=';
-    /** {@link #BASE64_VALUES} of the padding character, as Jackson's {@code BASE64_PADDING}. */
+    /** {@link #BASE64_VALUES} of the padding character, as Jackson's {@code Base64Variant.BASE64_VALUE_PADDING}. */
     private static final int BASE64_PADDING = -2;
-    /** {@link #BASE64_VALUES} of a byte that is not base64, as Jackson's {@code BASE64_INVALID}. */
+    /** {@link #BASE64_VALUES} of a byte that is not base64, as Jackson's {@code Base64Variant.BASE64_VALUE_INVALID}. */
     private static final int BASE64_INVALID = -1;
     /** Each byte's base64 value (0..63; RFC 4648's standard alphabet), or BASE64_PADDING or BASE64_INVALID. */
     private static final int[] BASE64_VALUES = new int[256];
