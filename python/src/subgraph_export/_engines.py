@@ -53,7 +53,7 @@ class Layout:
     def arrow_schema(self, kind: bytes) -> pa.Schema:
         """The table one kind is read into, before the engine's own types: the export's Arrow types, dictionaries
         decoded (``labels`` list<utf8>, ``type`` utf8), the state in the schema metadata."""
-        fixed = {"element_id": pa.string(), "id": pa.int64(), "labels": pa.list_(pa.string()), "type": pa.string(),
+        fixed = {"element_id": pa.string(), "id": pa.int64(), "labels": pa.list_(pa.field("item", pa.string(), nullable=False)), "type": pa.string(),
                  "source": pa.int64(), "target": pa.int64(), "source_element_id": pa.string(),
                  "target_element_id": pa.string()}
         fields = [pa.field(n, fixed[n]) for n in self.fixed(kind)]
