@@ -39,11 +39,17 @@ CYPHER_TYPES = {"Long": "INTEGER", "Integer": "INTEGER", "String": "STRING", "Do
                 "StringArray": "LIST<STRING NOT NULL>"}
 
 
-def schema_of(driver: Any) -> Tuple[Dict[str, Dict[str, List[str]]], Dict[str, Dict[str, List[str]]]]:
-    """Per label and per relationship type: property key -> its types (db.schema.*TypeProperties)."""
+def schema_of(driver: Any) -> Tuple[Dict[str, Dict[str, List[str]]], Dict[str, Dict[str, List[str]]], Dict[str, int]]:
+    """Per label and per relationship type: property key -> its types (db.schema.*TypeProperties); and the count of
+    each label's nodes and each type's relationships."""
     nodes: Dict[str, Dict[str, List[str]]] = {}
     rels: Dict[str, Dict[str, List[str]]] = {}
+    counts: Dict[str, int] = {}
     with driver.session() as s:
+        for label in ("Object", "Structure", "Sequence"):
+            counts[label] = s.run(f"MATCH (n:`{label}`) RETURN count(n) AS c").single()["c"]
+        for rtype in ("CHILDREN", "PROPERTY"):
+            counts[rtype] = s.run(f"MATCH ()-[r:`{rtype}`]->() RETURN count(r) AS c").single()["c"]
         for r in s.run("CALL db.schema.nodeTypeProperties() YIELD nodeLabels, propertyName, propertyTypes "
                        "WHERE size(nodeLabels) = 1 AND nodeLabels[0] IN ['Object', 'Structure', 'Sequence'] "
                        "RETURN nodeLabels[0] AS l, propertyName AS k, propertyTypes AS t"):
@@ -53,7 +59,7 @@ def schema_of(driver: Any) -> Tuple[Dict[str, Dict[str, List[str]]], Dict[str, D
             rels.setdefault(r["t"].strip(":`"), {})
             if r["k"]:
                 rels[r["t"].strip(":`")][r["k"]] = r["ts"] or []
-    return nodes, rels
+    return nodes, rels, counts
 
 
 def typed_columns(var: str, props: Dict[str, List[str]]) -> List[str]:
@@ -79,18 +85,20 @@ def connector_frames(spark: Any, bolt: str, auth: Any, partitions: int, nodes_sc
     for label, props in sorted(nodes_schema.items()):
         query = (f"MATCH (n:`{label}`) RETURN elementId(n) AS element_id, "
                  + ", ".join(["labels(n) AS labels"] + typed_columns("n", props)))
-        frames.append(_connector(spark, bolt, auth, partitions, query, f"MATCH (n:`{label}`) RETURN count(n)"))
+        frames.append(_connector(spark, bolt, auth, partitions, query, counts[label]))
     for rtype, props in sorted(rels_schema.items()):
         query = (f"MATCH (a)-[r:`{rtype}`]->(b) RETURN elementId(r) AS element_id, type(r) AS type, "
                  "elementId(a) AS source_element_id, elementId(b) AS target_element_id"
                  + "".join(", " + c for c in typed_columns("r", props)))
-        frames.append(_connector(spark, bolt, auth, partitions, query, f"MATCH ()-[r:`{rtype}`]->() RETURN count(r)"))
+        frames.append(_connector(spark, bolt, auth, partitions, query, counts[rtype]))
     return frames
 
 
-def _connector(spark: Any, bolt: str, auth: Any, partitions: int, query: str, count: str) -> Any:
+def _connector(spark: Any, bolt: str, auth: Any, partitions: int, query: str, count: int) -> Any:
+    """The connector in query mode, ``partitions`` SKIP/LIMIT partitions; ``query.count`` given as the number (counted
+    once beforehand), which spares the connector its own count query per read."""
     reader = (spark.read.format("org.neo4j.spark.DataSource").option("url", bolt).option("query", query)
-              .option("partitions", str(partitions)).option("query.count", count))
+              .option("partitions", str(partitions)).option("query.count", str(count)))
     if auth:
         reader = (reader.option("authentication.type", "basic").option("authentication.basic.username", auth[0])
                   .option("authentication.basic.password", auth[1]))
@@ -206,10 +214,10 @@ def main() -> None:
         import neo4j
 
         with neo4j.GraphDatabase.driver(a.bolt, auth=auth) as driver:
-            nodes_schema, rels_schema = schema_of(driver)
+            nodes_schema, rels_schema, counts = schema_of(driver)
 
         def theirs() -> Any:
-            return materialise(connector_frames(spark, a.bolt, auth, a.partitions, nodes_schema, rels_schema, {}))
+            return materialise(connector_frames(spark, a.bolt, auth, a.partitions, nodes_schema, rels_schema, counts))
         name = f"Spark: official connector {a.connector.split(':')[-1]} (typed query mode)"
         runners[name] = theirs
         checks[name] = lambda r: check_spark(r, total, expected_ids, None)

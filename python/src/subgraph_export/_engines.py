@@ -189,10 +189,12 @@ def _decoded(t: pa.DataType) -> pa.DataType:
     return t
 
 
-def read_partition(request: Request, layout: Layout, partition: int) -> Dict[bytes, pa.Table]:
+def read_partition(request: Request, layout: Layout, partition: int,
+                   kinds: Tuple[bytes, ...] = (b"node", b"relationship")) -> Dict[bytes, pa.Table]:
     """Partition ``partition`` of the layout's export, pinned to its state, read whole on this worker: a cut or a
     transient failure is fetched again (``attempts`` requests in all; :class:`PartitionFailedError`), a commit raises
-    :class:`StateChangedError`. Per kind a table in :meth:`Layout.arrow_schema`, rows in the export's order."""
+    :class:`StateChangedError`. Per kind of ``kinds`` a table in :meth:`Layout.arrow_schema`, rows in the export's
+    order."""
     connection = {"auth": request.auth, "http_timeout": request.http_timeout, "busy_wait": request.busy_wait,
                   **request.walk()}
     attempt = _Round(request.url, request.root, layout.partitions, 1, request.attempts, connection, None)
@@ -200,7 +202,7 @@ def read_partition(request: Request, layout: Layout, partition: int) -> Dict[byt
         part = attempt._fetch(partition, layout.state, None, [])
     except _Changed as changed:
         raise StateChangedError(changed.expected, changed.actual) from None
-    return {kind: _conform(part.groups[kind], layout, kind, partition) for kind in (b"node", b"relationship")}
+    return {kind: _conform(part.groups[kind], layout, kind, partition) for kind in kinds}
 
 
 def _conform(groups: List[Tuple[str, pa.Table]], layout: Layout, kind: bytes, partition: int) -> pa.Table:

@@ -184,7 +184,8 @@ class _Reader(DataSourceReader):
         return [InputPartition(i) for i in range(self.layout.partitions)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        table = read_partition(self.settings.request, self.layout, partition.value)[self.settings.kind]
+        kind = self.settings.kind
+        table = read_partition(self.settings.request, self.layout, partition.value, (kind,))[kind]
         columns = [c.cast(f.type) if c.type != f.type else c for c, f in zip(table.columns, self.target)]
         table = pa.Table.from_arrays(columns, schema=self.target)
         yield from table.to_batches(max_chunksize=65536)
