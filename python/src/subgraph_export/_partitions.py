@@ -48,6 +48,9 @@ class StateChangedError(ExportError):
         self.actual = actual
         self.restarts = restarts
 
+    def __reduce__(self) -> Any:  # a worker's error, as a Dask or Spark worker sends it back
+        return StateChangedError, (self.expected, self.actual, self.restarts)
+
 
 class PartitionFailedError(ExportError):
     """One partition failed every one of its ``attempts`` (cut off, refused with 5xx, a transient error record);
@@ -60,6 +63,9 @@ class PartitionFailedError(ExportError):
         self.partitions = partitions
         self.attempts = len(errors)
         self.errors = errors
+
+    def __reduce__(self) -> Any:
+        return PartitionFailedError, (self.partition, self.partitions, self.errors)
 
 
 class _Changed(Exception):
