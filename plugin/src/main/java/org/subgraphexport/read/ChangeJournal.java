@@ -112,6 +112,20 @@ public final class ChangeJournal {
         return journal;
     }
 
+    /**
+     * Stops watching {@code db}: its listener unregistered, its journal forgotten (the next {@link #of} starts a new
+     * one, whose horizon is the state then). For benchmarks that compare writes with and without the listener.
+     */
+    public static void stop(DatabaseManagementService dbms, GraphDatabaseService db) {
+        synchronized (PER_DBMS) {
+            Map<String, ChangeJournal> journals = PER_DBMS.get(dbms);
+            ChangeJournal journal = journals == null ? null : journals.remove(db.databaseName());
+            if (journal != null && journal.maxBytes > 0) {
+                dbms.unregisterTransactionEventListener(db.databaseName(), journal.listener);
+            }
+        }
+    }
+
     private static long lastCommitted(GraphDatabaseService db) {
         String version = StoreState.version(db);
         return Long.parseLong(version.substring(version.indexOf(':') + 1));
