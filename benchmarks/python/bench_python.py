@@ -4,7 +4,7 @@ pandas, polars, NetworkX, plain pyarrow), and into PyTorch Geometric's HeteroDat
 the driver's frames turned into tensors the way PyG's documentation does it). One server (``scripts/demo``), one
 run, rows interleaved per round.
 
-    python/.venv/bin/pip install "./python[bench,ml]"
+    python/.venv/bin/pip install "./python[ml]" -r benchmarks/python/requirements.txt
     scripts/demo --founding-size --port 7474            # in another shell
     python/.venv/bin/python benchmarks/python/bench_python.py --url http://127.0.0.1:7474 \\
         --bolt bolt://127.0.0.1:7687 --runs 5 --warmup 1 --out benchmarks/results/python.md

@@ -13,6 +13,7 @@ import pyarrow as pa
 import torch
 
 import subgraph_export as sx
+
 from oracle import from_export
 
 SCALARS = {"boolean": torch.bool, "byte": torch.int8, "short": torch.int16, "int": torch.int32, "long": torch.int64,

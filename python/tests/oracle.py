@@ -168,7 +168,7 @@ def _properties(table: pa.Table, skip: set) -> List[Dict[str, Any]]:
             if v is not None:
                 assert key not in row, f"{key} in two columns of one row"
                 row[key] = (tag, v)
-    for row, extra in zip(rows, table.column(sx._export.EXTRA).to_pylist()):
+    for row, extra in zip(rows, table.column(sx._tables.EXTRA).to_pylist()):
         if extra is not None:
             for k, v in json.loads(extra).items():
                 assert k not in row, f"{k} both in a column and in extra_properties"
@@ -179,11 +179,11 @@ def _properties(table: pa.Table, skip: set) -> List[Dict[str, Any]]:
 def from_export(export: sx.Export) -> Graph:
     """The graph as pyarrow read it through the package."""
     n, r = export.nodes, export.relationships
-    node_props = _properties(n, {"element_id", "id", "labels", sx._export.EXTRA})
+    node_props = _properties(n, {"element_id", "id", "labels", sx._tables.EXTRA})
     rel_props = _properties(r, {"element_id", "id", "type", "source", "target", "source_element_id",
-                                "target_element_id", sx._export.EXTRA})
-    nodes = {e: (sorted(l), p) for e, l, p in zip(n.column("element_id").to_pylist(), n.column("labels").to_pylist(),
-                                                   node_props)}
+                                "target_element_id", sx._tables.EXTRA})
+    nodes = {e: (sorted(labels), p) for e, labels, p in zip(n.column("element_id").to_pylist(),
+                                                             n.column("labels").to_pylist(), node_props)}
     rels = {e: (t, s, d, p) for e, t, s, d, p in zip(r.column("element_id").to_pylist(), r.column("type").to_pylist(),
                                                      r.column("source_element_id").to_pylist(),
                                                      r.column("target_element_id").to_pylist(), rel_props)}

@@ -31,7 +31,7 @@ class _Server:
                 answer = answers[n] if n < len(answers) else None
                 if answer is None:
                     self.send_response(200)
-                    self.send_header("Content-Type", sx._export.MEDIA_TYPE)
+                    self.send_header("Content-Type", sx._http.MEDIA_TYPE)
                     body = export
                 else:
                     self.send_response(503)

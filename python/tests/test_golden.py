@@ -7,6 +7,7 @@ import pyarrow as pa
 import pytest
 
 import subgraph_export as sx
+
 from oracle import assert_same_graph, from_export, from_json, json_value
 
 

@@ -11,6 +11,7 @@ import pytest
 
 import subgraph_export as sx
 from subgraph_export import cli
+
 from oracle import assert_same_graph, from_export, from_json
 
 ROOT = dict(label="Object", key="id", value=1)
@@ -78,7 +79,7 @@ def test_refusals_raise_with_status_and_code(server, auth):
     request = urllib.request.Request(server + "/extension/arrow/cypher?mode=rows", method="POST",
                                      data=b'{"query": "RETURN 1"}', headers={"Content-Type": "application/json"})
     with pytest.raises(sx.ExportRequestError) as e:
-        sx._export._open(request.full_url, request.data, auth, None)  # noqa: SLF001 (the raw refusal)
+        sx._http._open(request.full_url, request.data, auth, None)  # noqa: SLF001 (the raw refusal)
     assert e.value.status == 400
 
 

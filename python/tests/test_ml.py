@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import subgraph_export as sx
+
 from ml_oracle import assert_homogeneous, assert_pyg, assert_scipy, shuffled
 
 

@@ -11,6 +11,7 @@ from scipy.sparse.csgraph import connected_components
 from torch_geometric.nn import SAGEConv, to_hetero
 
 import subgraph_export as sx
+
 from ml_oracle import assert_homogeneous, assert_pyg, assert_scipy
 
 ROOT = dict(label="Object", key="id", value=1)

@@ -25,7 +25,7 @@ import pytest
 
 import subgraph_export as sx
 from subgraph_export import cli
-from subgraph_export._export import _replace
+from subgraph_export._convert import _replace
 
 ROOT = dict(label="PartRoot", key="name", value="partitions", expand="HAS>")
 ITEMS = 1500  # + a root and a leaf under every 4th item: 1,876 nodes, 1,875 relationships
@@ -294,8 +294,8 @@ def test_a_stale_state_is_refused_with_the_current_one(graph, auth):
 
 
 def test_cli_partitions_with_a_progress_bar(graph, auth, tmp_path, capsys):
-    code = cli.main([graph, "--label", "PartRoot", "--key", "name", "--value", "partitions", "--expand", "HAS>", "--user", auth[0],
-                     "--password", auth[1], "--partitions", "3", "--progress", "-o", str(tmp_path)])
+    code = cli.main([graph, "--label", "PartRoot", "--key", "name", "--value", "partitions", "--expand", "HAS>",
+                     "--user", auth[0], "--password", auth[1], "--partitions", "3", "--progress", "-o", str(tmp_path)])
     assert code == 0
     single = sx.traverse(graph, **ROOT, auth=auth)
     nodes, relationships = pq.read_table(tmp_path / "nodes.parquet"), pq.read_table(tmp_path / "relationships.parquet")

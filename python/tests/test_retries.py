@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 import subgraph_export as sx
+
 from test_partitions import assert_same_export
 
 STATE = "3f1c2d4e-0000-4000-8000-00000000abcd:42"  # the golden files' state (FixtureStream.STATE)
@@ -47,7 +48,7 @@ class _Server:
                 server.queries.append(dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query)))
                 body = bodies[min(len(server.queries), len(bodies)) - 1]
                 self.send_response(200)
-                self.send_header("Content-Type", sx._export.MEDIA_TYPE)
+                self.send_header("Content-Type", sx._http.MEDIA_TYPE)
                 self.send_header("Subgraph-Export-State", STATE)
                 self.end_headers()
                 self.wfile.write(body)  # no Content-Length: a short body is a cut stream

@@ -11,28 +11,17 @@ import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._export import (
-    EXTRA,
-    NODE_COLUMNS,
-    RELATIONSHIP_COLUMNS,
-    Export,
-    ExportError,
-    ExportFailedError,
-    ExportRequestError,
-    ExportStream,
-    Header,
-    Summary,
-    TruncatedStreamError,
-    BUSY_WAIT,
-    _groups,
-    _open,
-    _traverse_endpoint,
-)
+from ._endpoints import _traverse_endpoint
+from ._errors import ExportError, ExportFailedError, ExportRequestError, TruncatedStreamError
+from ._export import Export, Header, Summary
+from ._http import BUSY_WAIT, _open
+from ._stream import ExportStream
+from ._tables import EXTRA, NODE_COLUMNS, RELATIONSHIP_COLUMNS, _groups
 
 BLOCK = 256
 """Records per block: record k of the whole export is in partition (k // BLOCK) % N (``Wire.PARTITION_BLOCK``)."""
@@ -183,7 +172,7 @@ class _Round:
                     self.changed.notify_all()
                 wait(futures)
                 changed = [e for e in failed if isinstance(e, _Changed)]
-                raise (changed or failed)[0]
+                raise changed[0] if changed else cast("BaseException", failed[0])
             parts = [f.result() for f in futures]
         return _join(parts, state)
 
@@ -244,7 +233,8 @@ class _Round:
             timeout = pause if recent else 1.0
             pause = min(1.0, 2 * pause) if recent else 0.05
             with self.lock:
-                self.changed.wait_for(lambda: self.finished > finished or self.aborted.is_set(), timeout=timeout)
+                self.changed.wait_for(lambda: self.finished > finished or self.aborted.is_set(),  # noqa: B023 (called here)
+                                      timeout=timeout)
             if self.aborted.is_set():
                 raise _Aborted()
         return ExportStream(body if self.bar is None else _Counting(body, self.bar))
@@ -365,7 +355,7 @@ def _first_values(t: pa.Table, kind: bytes, first: Dict[str, Optional[int]], kno
         at = pc.index(pc.is_valid(column), True).as_py()
         k = t.column(_K)[at].as_py()
         slot = kind.decode() + "\0" + name
-        if first.get(slot) is None or k < first[slot]:  # type: ignore[operator]
+        if first.get(slot) is None or k < first[slot]:
             first[slot] = k
 
 
@@ -386,13 +376,13 @@ def _join_kind(parts: List[_Part], kind: bytes, metadata: Dict[bytes, bytes]) ->
     names, order = _column_names(parts, kind)
     fixed = _FIXED[kind]
     rank: Dict[str, int] = {}
-    for p in parts:
-        for group, t in p.groups[kind]:
+    for part in parts:
+        for group, t in part.groups[kind]:
             if t.num_rows and group:
                 k = pc.min(t.column(_K)).as_py()
                 rank[group] = min(rank.get(group, k), k)
     tables = []
-    for p, part in enumerate(parts):
+    for part in parts:
         rename = {name: names[key] for key, name, _, _ in part.columns[kind]}
         for group, t in part.groups[kind]:
             t = t.rename_columns([rename.get(c, c) if c not in fixed else c for c in t.column_names])
@@ -425,14 +415,14 @@ def _column_names(parts: List[_Part], kind: bytes) -> Tuple[Dict[Tuple[str, str]
     order = sorted(place, key=place.__getitem__)
     taken = set(_TAKEN[kind])
     names: Dict[Tuple[str, str], str] = {}
-    for key, type_name in order:
-        name = f"{key}:{type_name}" if key in taken else key
+    for property_key, type_name in order:
+        name = f"{property_key}:{type_name}" if property_key in taken else property_key
         n = 2
         while name in taken:
-            name = f"{key}:{type_name}:{n}"
+            name = f"{property_key}:{type_name}:{n}"
             n += 1
         taken.add(name)
-        names[(key, type_name)] = name
+        names[(property_key, type_name)] = name
     return names, order
 
 
@@ -491,7 +481,7 @@ class _Counting(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
-        n = self.body.readinto(buffer)
+        n: int = self.body.readinto(buffer)
         if n:
             self.bar.add(n)
         return n

@@ -11,7 +11,10 @@ from typing import Any, List, Optional
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ._export import Export, ExportError, ExportStream, open_cypher, open_traverse, traverse
+from ._endpoints import open_cypher, open_traverse, traverse
+from ._errors import ExportError
+from ._export import Export
+from ._stream import ExportStream
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -90,7 +93,8 @@ def write(stream: ExportStream, directory: str, arrow: bool) -> List[int]:
         empty = stream.split(pa.Table.from_batches([], schema=stream.schema))
         for i in range(2):
             if writers[i] is None:
-                writers[i] = pa.ipc.new_file(paths[i], empty[i].schema) if arrow else pq.ParquetWriter(paths[i], empty[i].schema)
+                writers[i] = (pa.ipc.new_file(paths[i], empty[i].schema) if arrow
+                              else pq.ParquetWriter(paths[i], empty[i].schema))
                 writers[i].write_table(empty[i])
     except BaseException:
         for w, path in zip(writers, paths):

@@ -21,16 +21,32 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import (TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple,
-                    Union)
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    cast,
+)
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._export import EXTRA, NODE_COLUMNS, RELATIONSHIP_COLUMNS
+from ._tables import EXTRA, NODE_COLUMNS, RELATIONSHIP_COLUMNS
 
 if TYPE_CHECKING:  # pragma: no cover
+    from torch_geometric.data import Data, HeteroData
+
     from ._export import Export
 
 NO_LABELS = "_unlabelled"
@@ -410,7 +426,7 @@ def _property_array(sources: List[_Column], rows: np.ndarray, position: np.ndarr
     sources' ``groups``, where known. Rows without a numeric value (the key missing, or holding a string there) are
     NaN, the array then float."""
     n = len(rows)
-    present = []
+    present: List[Tuple[_Column, Any, Optional[List[Any]]]] = []
     for s in sources:
         if s.kind == "other":  # a string, date, ... where a number would be: NaN there, as a missing value
             continue
@@ -424,21 +440,22 @@ def _property_array(sources: List[_Column], rows: np.ndarray, position: np.ndarr
             at = position[s.extra_rows]
             keep = at >= 0
             if keep.any():
-                present.append((s, at[keep], [v for v, k in zip(s.extra_values, keep.tolist()) if k]))
+                picked = [v for v, k in zip(cast("List[Any]", s.extra_values), keep.tolist()) if k]
+                present.append((s, at[keep], picked))
     numeric = present
     if not numeric or len({p[0].kind for p in numeric}) > 1:
         return None
     kind = numeric[0][0].kind
     covered = 0
-    for s, taken, values in numeric:
+    for _, taken, values in numeric:
         covered += len(taken) - taken.null_count if values is None else len(values)
     missing = covered < n
-    dtype = _promote([p[0].dtype for p in numeric], missing)
+    dtype = _promote([cast("str", p[0].dtype) for p in numeric], missing)  # set on every numeric source
     if kind == "scalar":
         if len(numeric) == 1 and numeric[0][2] is None and not missing:
             return _numpy(numeric[0][1], dtype)
         out = np.full(n, np.nan, dtype=dtype) if missing else np.empty(n, dtype=dtype)
-        for s, taken, values in numeric:
+        for _, taken, values in numeric:
             if values is None:
                 valid = taken.is_valid().to_numpy(zero_copy_only=False)
                 out[valid] = _numpy(taken.drop_null(), dtype)
@@ -446,7 +463,7 @@ def _property_array(sources: List[_Column], rows: np.ndarray, position: np.ndarr
                 out[taken] = np.array(values, dtype=dtype)
         return out
     lengths = set()
-    for s, taken, values in numeric:
+    for _, taken, values in numeric:
         if values is None:
             lengths.update(pc.unique(pc.list_value_length(taken).drop_null()).to_pylist())
         else:
@@ -457,7 +474,7 @@ def _property_array(sources: List[_Column], rows: np.ndarray, position: np.ndarr
     if len(numeric) == 1 and numeric[0][2] is None and not missing:
         return _numpy(pc.list_flatten(numeric[0][1]), dtype).reshape(n, width)
     out = np.full((n, width), np.nan, dtype=dtype) if missing else np.empty((n, width), dtype=dtype)
-    for s, taken, values in numeric:
+    for _, taken, values in numeric:
         if values is None:
             valid = taken.is_valid().to_numpy(zero_copy_only=False)
             out[valid] = _numpy(pc.list_flatten(taken.drop_null()), dtype).reshape(-1, width)
@@ -547,7 +564,7 @@ def _wanted(features: Optional[Features], name: Any, is_edge: bool) -> Optional[
     return None if picked is None else list(picked)
 
 
-def _attribute_name(key: str, reserved: frozenset) -> str:
+def _attribute_name(key: str, reserved: FrozenSet[str]) -> str:
     return key + "_" if key in reserved else key
 
 
@@ -567,7 +584,8 @@ def _stack(arrays: Iterable[np.ndarray], n: int) -> Optional[np.ndarray]:
 
 def to_pyg(export: "Export", *, group_by: Union[None, str, Sequence[str]] = None,
            features: Optional[Features] = None, homogeneous: bool = False,
-           relationship_types: Optional[Iterable[str]] = None, separator: str = LABEL_SEPARATOR) -> Any:
+           relationship_types: Optional[Iterable[str]] = None,
+           separator: str = LABEL_SEPARATOR) -> Union[HeteroData, Data]:
     """The export as ``torch_geometric.data.HeteroData`` (or ``Data`` with ``homogeneous=True``).
 
     **Node types.** One per label set, named by its labels sorted and joined by ``separator`` (default ``_``:
@@ -649,15 +667,17 @@ def to_pyg(export: "Export", *, group_by: Union[None, str, Sequence[str]] = None
         data.element_id = _element_ids(nodes, index.node_order)
         data.edge_element_id = _element_ids(rels, index.edge_order)
         data.num_nodes = nodes.num_rows
-        for attrs, rows, reserved, prefix, stacked in (
+        for types_attrs, types_rows, reserved, prefix, stacked_name in (
                 (node_attrs, node_rows, RESERVED_NODE_ATTRIBUTES, "", "x"),
                 (edge_attrs, edge_rows, RESERVED_EDGE_ATTRIBUTES, "edge_", "edge_attr")):
-            stacks = [_stack([a[k] for k in keys], len(r)) for (a, keys), r in zip(attrs, rows)]
-            if stacks and all(s is not None for s in stacks) and len({s.shape[1] for s in stacks}) == 1:
-                data[stacked] = tensor(np.concatenate(stacks))
-            for key in attrs[0][0] if attrs else []:
-                arrays = [a.get(key) for a, _ in attrs]
-                if all(a is not None for a in arrays) and len({a.shape[1:] for a in arrays}) == 1:
+            stacks = [_stack([a[k] for k in keys], len(r)) for (a, keys), r in zip(types_attrs, types_rows)]
+            present = [s for s in stacks if s is not None]
+            if stacks and len(present) == len(stacks) and len({s.shape[1] for s in present}) == 1:
+                data[stacked_name] = tensor(np.concatenate(present))
+            for key in types_attrs[0][0] if types_attrs else []:
+                found = [a.get(key) for a, _ in types_attrs]
+                arrays = [a for a in found if a is not None]
+                if len(arrays) == len(found) and len({a.shape[1:] for a in arrays}) == 1:
                     dtype = _promote([a.dtype.name for a in arrays], False)
                     data[_attribute_name(prefix + key, reserved | HOMOGENEOUS_NAMES)] = tensor(
                         np.concatenate([a.astype(dtype, copy=False) for a in arrays]))
