@@ -40,7 +40,7 @@ import org.subgraphexport.wire.Format;
  * ({@link ChangeJournal#stop}: the listener is the plugin's only hook on the write path); medians of the blocks'
  * transactions per second, and the committing thread's CPU per transaction.
  *
- * <pre>scripts/bench --delta [--objects N] [--runs N] [--warmup N] [--tx N] [--data-dir D] [--out FILE]</pre>
+ * <pre>scripts/bench --delta [--objects N] [--runs N] [--warmup N] [--tx N] [--blocks N] [--data-dir D] [--out FILE]</pre>
  */
 public final class DeltaBench {
     private DeltaBench() {}
@@ -49,7 +49,8 @@ public final class DeltaBench {
         int objects = DemoGraph.FOUNDING_OBJECTS;
         int runs = 9;
         int warmups = 2;
-        int txPerBlock = 2000;
+        int txPerBlock = 500;
+        int blocks = 12;
         Path dataRoot = Path.of("target/bench-db");
         Path out = Path.of("benchmarks/results/delta.md");
         for (int i = 0; i < args.length; i++) {
@@ -58,10 +59,11 @@ public final class DeltaBench {
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--warmup" -> warmups = Integer.parseInt(args[++i]);
                 case "--tx" -> txPerBlock = Integer.parseInt(args[++i]);
+                case "--blocks" -> blocks = Integer.parseInt(args[++i]);
                 case "--data-dir" -> dataRoot = Path.of(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
                 case "--help", "-h" -> {
-                    System.out.println("DeltaBench [--objects N] [--runs N] [--warmup N] [--tx N] [--data-dir D] [--out FILE]");
+                    System.out.println("DeltaBench [--objects N] [--runs N] [--warmup N] [--tx N] [--blocks N] [--data-dir D] [--out FILE]");
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
@@ -139,7 +141,6 @@ public final class DeltaBench {
             }
 
             // writes: blocks with and without the journal's listener, alternating
-            int blocks = Math.max(4, runs);
             long[][] txPerSecond = new long[2][blocks];
             long[][] cpuPerTx = new long[2][blocks];
             List<String> targets = nodeIds.subList(0, Math.min(nodeIds.size(), 10_000));
@@ -167,9 +168,9 @@ public final class DeltaBench {
 
             StringBuilder md = new StringBuilder();
             md.append("# Delta exports: cost against the whole export and a 304; the journal's write-path cost\n\n");
-            md.append(String.format(Locale.ROOT, "%s, `scripts/bench --delta --objects %d --runs %d --warmup %d --tx %d`"
+            md.append(String.format(Locale.ROOT, "%s, `scripts/bench --delta --objects %d --runs %d --warmup %d --tx %d --blocks %d`"
                     + " (DeltaBench); demo graph: %,d nodes, %,d relationships under the root; %d processors; JVM %s;"
-                    + " load average before %s, after %s.%n%n", Instant.now(), objects, runs, warmups, txPerBlock,
+                    + " load average before %s, after %s.%n%n", Instant.now(), objects, runs, warmups, txPerBlock, blocks,
                     server.graph.nodes(), server.graph.relationships(), Runtime.getRuntime().availableProcessors(),
                     Runtime.version(), loadBefore, loadAfter));
             md.append(String.format(Locale.ROOT, "Changed: a property set on %,d of the export's %,d nodes (every "

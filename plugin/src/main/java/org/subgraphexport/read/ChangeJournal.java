@@ -206,10 +206,22 @@ public final class ChangeJournal {
         }
     }
 
-    /** Builds a transaction's entry from its data (ids only): on the committing thread, before the commit. */
+    /**
+     * Builds a transaction's entry from its data (ids only): on the committing thread, before the commit. Never fails
+     * the transaction: if reading its data fails, the entry is marked lost, and once the transaction commits the
+     * horizon moves past it (deltas across it are unavailable, never wrong).
+     */
     Pending record(TransactionData data) {
         long ticket = tickets.incrementAndGet();
         inFlight.put(ticket, System.nanoTime());
+        try {
+            return collect(ticket, data);
+        } catch (RuntimeException | LinkageError e) {
+            return new Pending(ticket, null, null, null, null, null);
+        }
+    }
+
+    private Pending collect(long ticket, TransactionData data) {
         LongArrayList nodes = new LongArrayList();
         for (Node n : data.createdNodes()) nodes.add(id(n));
         for (PropertyEntry<Node> p : data.assignedNodeProperties()) nodes.add(id(p.entity()));
@@ -242,6 +254,18 @@ public final class ChangeJournal {
             long[] deletedNodes) {}
 
     void committed(Pending pending, long tx) {
+        if (pending.nodes == null) {  // lost: nothing before this transaction can be answered any more
+            try {
+                synchronized (this) {
+                    horizon = Math.max(horizon, tx);
+                    entries.removeIf(e -> e.tx <= tx);
+                    bytes = entries.stream().mapToLong(Entry::bytes).sum();
+                }
+            } finally {
+                inFlight.remove(pending.ticket);
+            }
+            return;
+        }
         try {
             Entry e = new Entry(tx, pending.nodes, pending.relationships, pending.created, pending.deleted,
                     pending.deletedNodes);

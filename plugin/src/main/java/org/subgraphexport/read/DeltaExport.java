@@ -57,6 +57,9 @@ public final class DeltaExport {
         if (!read.nodeExists(rootId)) {
             throw new IllegalStateException("root node " + ids.nodeElementId(rootId) + " was deleted before the export started");
         }
+        if (!changes.topologyChanged()) {
+            return unchangedTopology(ktx, rootId, spec, state, changes, out);
+        }
         // 1. the earlier membership
         LongIdSet earlierNodes = new LongIdSet(ktx.memoryTracker());
         LongIdSet earlierRels = new LongIdSet(ktx.memoryTracker());
@@ -92,8 +95,6 @@ public final class DeltaExport {
                 public boolean node(long id) throws IOException {
                     if (!earlierNodes.contains(id) || changes.nodes.contains(id)) {
                         if (!records.writeNode(id)) return false;  // deleted since the walk met it
-                    } else if (!read.nodeExists(id)) {
-                        return false;
                     }
                     todayNodes.add(id);
                     return true;
@@ -146,13 +147,55 @@ public final class DeltaExport {
         return new Result(written[0], written[1], left[0], left[1], depthCut);
     }
 
+    /**
+     * No relationship was created or deleted since: the topology, hence the membership, is the earlier export's
+     * (a node created since is unreachable, a node deleted since had its relationships deleted first). One walk, no
+     * membership sets: the changed entities it meets are sent, nothing left.
+     */
+    private static Result unchangedTopology(KernelTransaction ktx, long rootId, WalkSpec spec, ExportState state,
+            Changes changes, GraphWriter out) throws IOException {
+        Read read = ktx.dataRead();
+        long nodes, relationships;
+        boolean depthCut;
+        try (TopologyWalk today = new TopologyWalk(ktx, null);
+                EntityWriter records = new EntityWriter(ktx, out, Long.MAX_VALUE);
+                RelationshipScanCursor rel = ktx.cursors().allocateRelationshipScanCursor(ktx.cursorContext(),
+                        ktx.memoryTracker())) {
+            today.walk(rootId, spec, new TopologyWalk.Visitor() {
+                @Override
+                public boolean node(long id) throws IOException {
+                    return !changes.nodes.contains(id) || records.writeNode(id);
+                }
+
+                @Override
+                public void relationship(long id) throws IOException {
+                    if (changes.relationships.contains(id)) {
+                        read.singleRelationship(id, rel);
+                        if (rel.next()) records.writeRelationship(rel);
+                    }
+                }
+            });
+            if (today.truncated()) {
+                throw new ChangeJournal.Unavailable("the export is cut by the node limit (" + spec.limit()
+                        + "): a delta of a truncated export is not exact; read the export again");
+            }
+            depthCut = today.depthCut();
+            nodes = records.nodes();
+            relationships = records.relationships();
+        }
+        String ended = state.now();
+        state.require(ended);
+        out.end(nodes, relationships, depthCut, ended);
+        return new Result(nodes, relationships, 0, 0, depthCut);
+    }
+
     /** The transaction part of a state token {@code <database>:<transaction>}. */
     public static long transaction(String state) {
         return Long.parseLong(state.substring(state.lastIndexOf(':') + 1));
     }
 
     /** What the journal's window says: ids changed, and the topology undone. */
-    private record Changes(LongIdSet nodes, LongIdSet relationships, TopologyWalk.Overlay overlay) {
+    private record Changes(LongIdSet nodes, LongIdSet relationships, TopologyWalk.Overlay overlay, boolean topologyChanged) {
         static Changes of(ChangeJournal.Window window, KernelTransaction ktx, long rootId, boolean rootByKey) {
             LongIdSet nodes = new LongIdSet(ktx.memoryTracker());
             LongIdSet rels = new LongIdSet(ktx.memoryTracker());
@@ -186,11 +229,15 @@ public final class DeltaExport {
                     hidden.add(id);
                 }
             }
+            boolean topologyChanged = false;
+            for (ChangeJournal.Entry e : window.entries()) {
+                topologyChanged |= e.createdRelationships().length > 0 || e.deletedRelationships().length > 0;
+            }
             if (nodes.contains(rootId) && rootByKey) {
                 throw new ChangeJournal.Unavailable("the root node, found by label and key, changed since state "
                         + window.since() + ": the earlier export may have had another root; read the export again");
             }
-            return new Changes(nodes, rels, overlay);
+            return new Changes(nodes, rels, overlay, topologyChanged);
         }
     }
 }

@@ -262,8 +262,11 @@ class DeltaTest {
         assertEquals(subtree, back.nodes(), "the whole subtree joins again");
         assertEquals(8, back.relationships().size(), "b>a and the subtree's seven");
         DeltaIds fromOriginal = assertDeltaGivesFresh(original, q(t));
-        assertEquals(new DeltaIds(set(), set(reattached[0]), set(), set(t.get("r>a"))), fromOriginal,
-                "since the original: one relationship left, another joined; every node stayed");
+        // Neo4j may give the new relationship the deleted one's id: then it is one changed relationship, not one
+        // that left and one that joined (the record replaces the earlier one of that id)
+        Set<String> left = reattached[0].equals(t.get("r>a")) ? set() : set(t.get("r>a"));
+        assertEquals(new DeltaIds(set(), set(reattached[0]), set(), left), fromOriginal,
+                "since the original: one relationship left (or its id reused), another joined; every node stayed");
     }
 
     @Test
