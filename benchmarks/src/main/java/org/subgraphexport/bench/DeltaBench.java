@@ -115,6 +115,7 @@ public final class DeltaBench {
                     100.0 * changed / nodeIds.size(), before, now);
             String[] names = {"whole export", "304 (If-None-Match)", "delta, nothing changed", "delta, 1% of nodes changed"};
             long[][] wall = new long[names.length][runs];
+            long[][] cpu = new long[names.length][runs];
             long[] bytes = new long[names.length];
             String freshTag;
             try (Http.Body body = Http.get(URI.create(base), Format.KRYO.mediaType(), Http.BYPASS_CACHE)) {
@@ -125,6 +126,7 @@ public final class DeltaBench {
                 for (int k = 0; k < names.length; k++) {
                     int row = Math.floorMod(k + round, names.length);
                     System.gc();
+                    Map<Long, Long> cpu0 = PartitionBench.serverCpu();
                     long t0 = System.nanoTime();
                     long n = switch (row) {
                         case 0 -> read(Http.get(URI.create(base), Format.KRYO.mediaType(), Http.BYPASS_CACHE));
@@ -135,8 +137,12 @@ public final class DeltaBench {
                                 Format.KRYO.mediaType()));
                     };
                     long t = System.nanoTime() - t0;
+                    long used = PartitionBench.delta(cpu0, PartitionBench.serverCpu());
                     bytes[row] = n;
-                    if (round >= 0) wall[row][round] = t;
+                    if (round >= 0) {
+                        wall[row][round] = t;
+                        cpu[row][round] = used;
+                    }
                 }
             }
 
@@ -176,12 +182,17 @@ public final class DeltaBench {
             md.append(String.format(Locale.ROOT, "Changed: a property set on %,d of the export's %,d nodes (every "
                     + "100th, %.2f%%), one transaction; every delta row is since the state before it.%n%n", changed,
                     nodeIds.size(), 100.0 * changed / nodeIds.size()));
-            md.append("| kryo traverse | median wall ms | x whole | bytes | x whole |\n|---|---:|---:|---:|---:|\n");
+            md.append("Server CPU: every Java thread's CPU time but the client's (request threads, reader pool), summed per"
+                    + " request (PartitionBench's measure); the machine is shared, so CPU is the steadier figure.\n\n");
+            md.append("| kryo traverse | median wall ms | x whole | median server CPU ms | x whole | bytes | x whole |\n"
+                    + "|---|---:|---:|---:|---:|---:|---:|\n");
             double whole = median(wall[0]);
+            double wholeCpu = median(cpu[0]);
             for (int row = 0; row < names.length; row++) {
                 double m = median(wall[row]);
-                md.append(String.format(Locale.ROOT, "| %s | %.1f | %.3f | %,d | %.4f |%n", names[row], m / 1e6,
-                        m / whole, bytes[row], (double) bytes[row] / bytes[0]));
+                double c = median(cpu[row]);
+                md.append(String.format(Locale.ROOT, "| %s | %.1f | %.3f | %.1f | %.3f | %,d | %.4f |%n", names[row],
+                        m / 1e6, m / whole, c / 1e6, c / wholeCpu, bytes[row], (double) bytes[row] / bytes[0]));
             }
             md.append(String.format(Locale.ROOT, "%nWrites: blocks of %,d transactions, each setting one long property "
                     + "on one node and committing, one thread, %d blocks each way, alternating.%n%n", txPerBlock, blocks));
