@@ -16,6 +16,7 @@ from ._stream import ExportStream
 from ._tables import EXTRA, NODE_COLUMNS, RELATIONSHIP_COLUMNS
 
 UNAVAILABLE = "Export.DeltaUnavailable"
+TRANSIENT = "Neo.TransientError."
 ATTEMPTS = 3
 """Deltas read again when a commit fell inside one (end state differs from header state), then whole exports."""
 
@@ -31,17 +32,28 @@ def refresh(export: Export) -> Export:
         for _ in range(ATTEMPTS):
             try:
                 delta = ExportStream(_open(url, None, source.auth, source.http_timeout, source.busy_wait)).read_delta()
-            except (ExportRequestError, ExportFailedError) as e:
+            except ExportFailedError as e:
+                if e.code.startswith(TRANSIENT):  # e.g. a read that met a concurrent write: read again
+                    continue
+                if e.code != UNAVAILABLE:
+                    raise
+                break
+            except ExportRequestError as e:
                 if e.code != UNAVAILABLE:
                     raise
                 break
             if delta.summary.state == delta.header.state:
                 return apply(export, delta)
     whole = None
-    for _ in range(ATTEMPTS):
+    for attempt in range(ATTEMPTS):
         stream = ExportStream(_open(source.endpoint, None, source.auth, source.http_timeout, source.busy_wait))
         stream.source = source
-        whole = stream.read()
+        try:
+            whole = stream.read()
+        except ExportFailedError as e:
+            if not e.code.startswith(TRANSIENT) or attempt == ATTEMPTS - 1:
+                raise
+            continue
         if whole.summary.state == whole.header.state:
             return whole
     assert whole is not None

@@ -81,11 +81,17 @@ public final class Delta {
                 new ExportEnd(nodes.size(), relationships.size(), end.truncated(), 0, end.state()));
     }
 
+    /** Neo4j's transient errors (a read that met a concurrent write, say): the same request may succeed again. */
+    private static boolean transient_(String code) {
+        return code.startsWith("Neo.TransientError.");
+    }
+
     /**
      * Today's export of {@code export} (a {@code traverse} URL without {@code since}): with {@code base} null, the whole
      * export; else a delta since {@code base}'s state applied to it. Falls back to the whole export by itself when the
      * server cannot answer the delta ({@code 410 Export.DeltaUnavailable}, or that error record), or when commits fell
-     * inside {@value #ATTEMPTS} deltas in a row (the stream's end state differs from its header's). A whole export is
+     * inside {@value #ATTEMPTS} deltas in a row (the stream's end state differs from its header's, or it ended with one of
+     * Neo4j's transient errors, {@code Neo.TransientError.*}, such as a read that met a concurrent write). A whole export is
      * read again when a commit fell inside it, up to {@value #ATTEMPTS} times; after that it is returned with an empty
      * state (it is not the export of one state: the next refresh reads it whole). Requests ask for
      * compression ({@link ContentEncodings#request}) and wait out a busy server ({@link BusyRetry#DEFAULT}).
@@ -104,15 +110,19 @@ public final class Delta {
                     if (!UNAVAILABLE.equals(e.code())) throw e;
                     break;
                 } catch (ExportFailedException e) {
+                    if (transient_(e.code())) continue;  // e.g. Neo.TransientError.Transaction.Outdated: read again
                     if (!UNAVAILABLE.equals(e.code())) throw e;
                     break;
                 }
             }
         }
         Subgraph whole = null;
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        for (int attempt = 0; attempt < ATTEMPTS || whole == null; attempt++) {
             try (ExportReader reader = ExportReader.open(http, ContentEncodings.request(export).build())) {
                 whole = Subgraph.read(reader);
+            } catch (ExportFailedException e) {
+                if (!transient_(e.code()) || attempt >= ATTEMPTS - 1) throw e;
+                continue;
             }
             if (whole.end().state().equals(whole.header().state())) {
                 return whole;
