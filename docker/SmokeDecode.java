@@ -15,7 +15,7 @@ import org.subgraphexport.wire.Format;
  * Decodes the exports docker/smoke.sh downloaded, with the client jar, and checks them against each other.
  * Run as a single source file, nothing to compile first:
  * <pre>
- *   java -cp subgraph-export-…-client.jar:jackson-core-2.x.jar docker/SmokeDecode.java \
+ *   java -cp subgraph-export-…-client.jar docker/SmokeDecode.java \
  *        json export.json application/json  kryo export.kryo application/x-subgraph-kryo  …
  * </pre>
  * Arguments come in threes: the format's path segment, the file, the Content-Type the server sent. Checks that

@@ -13,11 +13,9 @@
 #
 # Needs: curl, and a JDK 17+: $JAVA_HOME if it is 17+, else the newest JDK under /usr/lib/jvm, else java on the PATH
 # (a JDK, not a JRE: its javac next to its java). Self-contained: it needs neither Maven nor the rest of this
-# repository once the jars are given. Nothing is compiled: SmokeDecode.java runs as a single source file against
+# repository once the client jar is given. Nothing is compiled: SmokeDecode.java runs as a single source file against
 #   CLIENT_JAR        default: the newest client/target/subgraph-export-client-*.jar of this repository (build it with
 #                     scripts/test or mvn -DskipTests package)
-#   JACKSON_CORE_JAR  default: jackson-core of the version in pom.xml from ~/.m2/repository; or fetch it with
-#                     mvn dependency:copy -Dartifact=com.fasterxml.jackson.core:jackson-core:<version> -DoutputDirectory=.
 # Exit status 0 when every check passes.
 set -euo pipefail
 
@@ -103,13 +101,6 @@ if [ -z "$client" ]; then
     [ -n "$client" ] || die "no client jar under $repo/client/target: build it (mvn -DskipTests package) or set CLIENT_JAR"
 fi
 [ -f "$client" ] || die "CLIENT_JAR $client does not exist"
-jackson="${JACKSON_CORE_JAR:-}"
-if [ -z "$jackson" ]; then
-    v="$(sed -n 's:.*<jackson.version>\(.*\)</jackson.version>.*:\1:p' "$repo/pom.xml" 2>/dev/null | head -n 1)"
-    jackson="$HOME/.m2/repository/com/fasterxml/jackson/core/jackson-core/$v/jackson-core-$v.jar"
-    [ -n "$v" ] && [ -f "$jackson" ] || die "no jackson-core jar at $jackson: set JACKSON_CORE_JAR"
-fi
-[ -f "$jackson" ] || die "JACKSON_CORE_JAR $jackson does not exist"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -134,4 +125,4 @@ for f in "${formats[@]}"; do
     decode_args+=("$f" "$out" "${content_type:-none}")
 done
 
-"$java" -cp "$client:$jackson" "$here/SmokeDecode.java" "${decode_args[@]}"
+"$java" -cp "$client" "$here/SmokeDecode.java" "${decode_args[@]}"

@@ -23,7 +23,7 @@ import org.neo4j.harness.Neo4jBuilders;
 import org.subgraphexport.bench.floor.FloorResource;
 import org.subgraphexport.bench.floor.WalkOnlyResource;
 import org.subgraphexport.config.ExportSettings;
-import org.subgraphexport.demo.DemoGraph;
+import org.subgraphexport.testkit.DemoGraph;
 import org.subgraphexport.server.TraverseResource;
 
 /**

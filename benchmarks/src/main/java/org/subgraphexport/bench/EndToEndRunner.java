@@ -17,7 +17,7 @@ import org.subgraphexport.bench.floor.FloorResource;
 import org.subgraphexport.client.ExportEnd;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRecord;
-import org.subgraphexport.demo.DemoGraph;
+import org.subgraphexport.testkit.DemoGraph;
 import org.subgraphexport.wire.Format;
 
 /**

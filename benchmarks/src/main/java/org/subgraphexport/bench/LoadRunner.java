@@ -50,7 +50,7 @@ import org.subgraphexport.client.ExportParser;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRequestException;
 import org.subgraphexport.config.ExportSettings;
-import org.subgraphexport.demo.DemoGraph;
+import org.subgraphexport.testkit.DemoGraph;
 import org.subgraphexport.wire.Format;
 
 /**

@@ -18,7 +18,7 @@ import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.subgraphexport.config.ExportSettings;
-import org.subgraphexport.demo.DemoGraph;
+import org.subgraphexport.testkit.DemoGraph;
 import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.read.ExportState;
 import org.subgraphexport.read.Partition;

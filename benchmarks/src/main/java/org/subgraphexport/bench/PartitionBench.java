@@ -25,7 +25,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.subgraphexport.client.ExportParser;
 import org.subgraphexport.config.ExportSettings;
-import org.subgraphexport.demo.DemoGraph;
+import org.subgraphexport.testkit.DemoGraph;
 import org.subgraphexport.read.StoreState;
 import org.subgraphexport.wire.Format;
 

@@ -15,7 +15,7 @@ import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
-import org.subgraphexport.demo.DemoGraph;
+import org.subgraphexport.testkit.DemoGraph;
 import org.subgraphexport.encode.Encoders;
 import org.subgraphexport.read.TraverseExport;
 import org.subgraphexport.read.WalkSpec;

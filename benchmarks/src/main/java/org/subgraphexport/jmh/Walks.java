@@ -18,7 +18,7 @@ import org.neo4j.graphdb.traversal.Evaluators;
 import org.neo4j.graphdb.traversal.Uniqueness;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.subgraphexport.bench.DiscardingWriter;
-import org.subgraphexport.demo.DemoGraph;
+import org.subgraphexport.testkit.DemoGraph;
 import org.subgraphexport.read.SubgraphWalker;
 
 /**

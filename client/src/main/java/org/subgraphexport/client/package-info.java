@@ -30,9 +30,11 @@
  * <p>Names are chosen to clash with nothing in {@code java.lang}, {@code java.util}, {@code java.time} or
  * {@code java.nio.file}. {@code org.subgraphexport.client.internal} holds the decoders: not API.
  *
- * <p>Dependencies: jackson-core 2.x (the application provides it) and compress-lzf (inside the client jar,
+ * <p>Dependencies: compress-lzf (inside the client jar,
  * relocated), zstd-jni only for {@code Content-Encoding: zstd} (optional: {@link
  * org.subgraphexport.client.ContentEncodings}), and the wire spec {@code org.subgraphexport.wire} (inside the jar too: {@code Format}); no Neo4j,
- * no encoder, no Kryo library (the Kryo format is decoded by hand), no BSON library.
+ * no encoder, no Kryo library (the Kryo format is decoded by hand), no JSON or BSON library (JSON and BSON are read
+ * by the client's own tokenizers, measured faster than jackson-core's and org.mongodb:bson's parsers:
+ * benchmarks/results/client-decoders.md).
  */
 package org.subgraphexport.client;

@@ -9,7 +9,9 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
@@ -21,6 +23,9 @@ import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.internal.Version;
 import org.neo4j.server.CommunityBootstrapper;
 import org.neo4j.server.NeoBootstrapper;
+import org.subgraphexport.server.TraverseResource;
+import org.subgraphexport.testkit.DemoGraph;
+import org.subgraphexport.wire.Format;
 
 /**
  * Starts a Neo4j Community server in this JVM (HTTP, Bolt and this project's unmanaged extension mounted at
@@ -33,14 +38,19 @@ import org.neo4j.server.NeoBootstrapper;
  */
 public final class DemoServer {
 
-    static final String EXTENSION_PACKAGE = "org.subgraphexport.server";
+    /** The plugin's mounted package: the resources Jersey scans. */
+    static final String EXTENSION_PACKAGE = TraverseResource.class.getPackageName();
     static final String EXTENSION_MOUNT = "/extension";
-    static final String[] FORMATS = {"json", "bson", "kryo", "kryo-lzf", "arrow"};
     private static final int DEFAULT_HTTP_PORT = 7474;
     private static final int DEFAULT_BOLT_PORT = 7687;
     private static final String LOOPBACK = "127.0.0.1";
 
     private DemoServer() {}
+
+    /** Every format's path segment, in the wire spec's order. */
+    static List<String> formats() {
+        return Arrays.stream(Format.values()).map(Format::pathSegment).toList();
+    }
 
     /** Command-line options. */
     record Options(
@@ -420,13 +430,13 @@ public final class DemoServer {
         b.append("Root Object: id=").append(r.rootId()).append("  elementId=").append(r.rootElementId())
                 .append("\n\n");
         b.append("Export the subgraph under the root:\n");
-        for (String format : FORMATS) {
+        for (String format : formats()) {
             b.append("  curl -sS -o ").append(fileName(format)).append(' ').append(w).append(" '").append(base)
                     .append(EXTENSION_MOUNT).append('/').append(format).append("/traverse?root=").append(root)
                     .append("'\n");
         }
         b.append("Or find the root by label/key/value:\n");
-        for (String format : FORMATS) {
+        for (String format : formats()) {
             b.append("  curl -sS -o ").append(fileName(format)).append(' ').append(w).append(" '").append(base)
                     .append(EXTENSION_MOUNT).append('/').append(format).append("/traverse?label=Object&key=id&value=")
                     .append(r.rootId()).append("'\n");

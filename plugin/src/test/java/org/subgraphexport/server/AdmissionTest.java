@@ -40,6 +40,7 @@ import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRequestException;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.config.ExportSettings;
+import org.subgraphexport.testkit.RawHttp;
 
 /**
  * The admission bounds at their defaults (derived from the HTTP server's threads), a cached response admitted and

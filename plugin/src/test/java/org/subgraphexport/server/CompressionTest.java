@@ -29,7 +29,7 @@ import org.subgraphexport.client.ExportFailedException;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.config.ExportSettings;
-import org.subgraphexport.demo.DemoGraph;
+import org.subgraphexport.testkit.DemoGraph;
 import org.subgraphexport.wire.Format;
 
 /**

@@ -5,9 +5,10 @@ import java.util.logging.Filter;
 import java.util.logging.LogRecord;
 
 /**
- * The java.util.logging filter of the plugin's test JVM (src/test/resources/logging.properties): drops Jersey's
- * "An I/O error has occurred while writing a response message entity" when its cause is the client having gone
- * (Jetty's EofException, "Broken pipe", "Connection reset"), so a passing run prints no stack traces.
+ * The java.util.logging filter of the plugin's test JVMs (logging.properties beside {@link TestLogging}, which reads
+ * it): drops Jersey's "An I/O error has occurred while writing a response message entity" when its cause is the
+ * client having gone (Jetty's EofException, "Broken pipe", "Connection reset"), so a passing run prints no stack
+ * traces.
  * ReliabilityTest closes clients in the middle of exports on purpose; the extension logs each one itself
  * ("client ended early") and the test counts them. Any other Jersey error, and any other cause, still prints.
  */

@@ -40,6 +40,7 @@ import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.Subgraph;
 import org.subgraphexport.read.StoreState;
+import org.subgraphexport.testkit.RawHttp;
 import org.subgraphexport.wire.Format;
 
 /**

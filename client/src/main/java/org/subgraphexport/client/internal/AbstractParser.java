@@ -148,14 +148,10 @@ abstract class AbstractParser implements ExportParser {
         }
     }
     private CorruptStreamException corrupt(Exception e) {
-        String what = e instanceof EOFException || isJacksonEof(e)
+        String what = e instanceof EOFException
                 ? "stream truncated after " + records + " records"
                 : "corrupt " + format.pathSegment() + " stream after " + records + " records";
         return new CorruptStreamException(what + " (" + source.count() + " bytes read): " + e, e);
-    }
-
-    private static boolean isJacksonEof(Exception e) {
-        return e instanceof com.fasterxml.jackson.core.io.JsonEOFException;
     }
 
     /** The exception for a stream that ends before its closing record. */

@@ -1,7 +1,7 @@
 package org.subgraphexport.client.internal;
 
-import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
+import org.subgraphexport.client.internal.Tokens.Token;
 import org.subgraphexport.wire.Format;
 
 /**
@@ -35,8 +35,8 @@ final class BsonTokenParser extends TokenParser {
             return false;
         }
         tokens.reset(document, documents.length());
-        JsonToken t = tokens.nextToken();
-        if (t == JsonToken.START_OBJECT) {
+        Token t = tokens.nextToken();
+        if (t == Token.START_OBJECT) {
             return true;
         }
         if (t == null) {
@@ -47,7 +47,7 @@ final class BsonTokenParser extends TokenParser {
 
     @Override
     void endRecord() throws IOException {
-        JsonToken t = tokens.nextToken();
+        Token t = tokens.nextToken();
         if (t != null) {
             throw corrupt("a BSON document holds more than one record object");
         }

@@ -1,7 +1,5 @@
 package org.subgraphexport.client.internal;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
@@ -36,7 +34,7 @@ final class BsonTokens implements Tokens {
     private boolean[] arrays = new boolean[16];
     private int depth;
 
-    private JsonToken current;
+    private Token current;
     /** Element type of the value after the current FIELD_NAME. */
     private int pendingType;
     private String name;
@@ -70,7 +68,7 @@ final class BsonTokens implements Tokens {
     }
 
     @Override
-    public JsonToken nextToken() throws DecodeException {
+    public Token nextToken() throws DecodeException {
         if (depth == 0) {
             if (started) {
                 return current = null;  // after the document's END_OBJECT
@@ -78,15 +76,15 @@ final class BsonTokens implements Tokens {
             started = true;
             push(documentEnd, false);
             pos = 4;
-            return current = JsonToken.START_OBJECT;
+            return current = Token.START_OBJECT;
         }
-        if (current == JsonToken.FIELD_NAME) {
+        if (current == Token.FIELD_NAME) {
             return current = value(pendingType);
         }
         int type = d[pos++];
         if (type == 0) {
             depth--;
-            return current = arrays[depth] ? JsonToken.END_ARRAY : JsonToken.END_OBJECT;
+            return current = arrays[depth] ? Token.END_ARRAY : Token.END_OBJECT;
         }
         int nameStart = pos;
         while (d[pos] != 0) {
@@ -99,17 +97,17 @@ final class BsonTokens implements Tokens {
         }
         name = name(nameStart, nameEnd);
         pendingType = type;
-        return current = JsonToken.FIELD_NAME;
+        return current = Token.FIELD_NAME;
     }
 
-    private JsonToken value(int type) throws DecodeException {
+    private Token value(int type) throws DecodeException {
         byte[] b = d;
         int p = pos;
         switch (type) {
             case 0x01 -> {                                            // double
                 doubleValue = Double.longBitsToDouble(int64(b, p));
                 pos = p + 8;
-                return JsonToken.VALUE_NUMBER_FLOAT;
+                return Token.VALUE_NUMBER_FLOAT;
             }
             case 0x02 -> {                                            // string: int32 length incl. 0x00
                 int n = int32(b, p);
@@ -119,37 +117,37 @@ final class BsonTokens implements Tokens {
                 text = n == 1 ? "" : n - 1 <= ShortStrings.MAX_LENGTH && ascii(b, p + 4, p + 4 + n - 1)
                         ? shortValues.get(b, p + 4, n - 1) : utf8(p + 4, p + 4 + n - 1);
                 pos = p + 4 + n;
-                return JsonToken.VALUE_STRING;
+                return Token.VALUE_STRING;
             }
             case 0x03, 0x04 -> {                                      // document, array
                 push(p + int32(b, p), type == 0x04);
                 pos = p + 4;
-                return type == 0x04 ? JsonToken.START_ARRAY : JsonToken.START_OBJECT;
+                return type == 0x04 ? Token.START_ARRAY : Token.START_OBJECT;
             }
             case 0x05 -> {                                            // binary: int32 length, subtype, bytes
                 int n = int32(b, p);
                 binary = Arrays.copyOfRange(b, p + 5, p + 5 + n);
                 pos = p + 5 + n;
-                return JsonToken.VALUE_EMBEDDED_OBJECT;
+                return Token.VALUE_EMBEDDED_OBJECT;
             }
             case 0x08 -> {                                            // boolean
                 pos = p + 1;
-                return b[p] != 0 ? JsonToken.VALUE_TRUE : JsonToken.VALUE_FALSE;
+                return b[p] != 0 ? Token.VALUE_TRUE : Token.VALUE_FALSE;
             }
             case 0x0A -> {                                            // null
-                return JsonToken.VALUE_NULL;
+                return Token.VALUE_NULL;
             }
             case 0x10 -> {                                            // int32
                 longValue = int32(b, p);
                 int64 = false;
                 pos = p + 4;
-                return JsonToken.VALUE_NUMBER_INT;
+                return Token.VALUE_NUMBER_INT;
             }
             case 0x12 -> {                                            // int64
                 longValue = int64(b, p);
                 int64 = true;
                 pos = p + 8;
-                return JsonToken.VALUE_NUMBER_INT;
+                return Token.VALUE_NUMBER_INT;
             }
             default -> throw new DecodeException(String.format("BSON element type 0x%02x", type & 0xFF));
         }
@@ -227,7 +225,7 @@ final class BsonTokens implements Tokens {
     // ---- the current token --------------------------------------------------------------------------------
 
     @Override
-    public JsonToken currentToken() {
+    public Token currentToken() {
         return current;
     }
 
@@ -239,7 +237,7 @@ final class BsonTokens implements Tokens {
     /** Token by token, as bson4jackson does: names and strings inside are decoded, so malformed UTF-8 fails. */
     @Override
     public void skipChildren() throws DecodeException {
-        if (current == JsonToken.START_OBJECT || current == JsonToken.START_ARRAY) {
+        if (current == Token.START_OBJECT || current == Token.START_ARRAY) {
             for (int outside = depth - 1; depth > outside; ) {
                 nextToken();
             }
@@ -263,11 +261,11 @@ final class BsonTokens implements Tokens {
     }
 
     @Override
-    public JsonParser.NumberType getNumberType() {
-        if (current == JsonToken.VALUE_NUMBER_INT) {
-            return int64 ? JsonParser.NumberType.LONG : JsonParser.NumberType.INT;
+    public NumberType getNumberType() {
+        if (current == Token.VALUE_NUMBER_INT) {
+            return int64 ? NumberType.LONG : NumberType.INT;
         }
-        return current == JsonToken.VALUE_NUMBER_FLOAT ? JsonParser.NumberType.DOUBLE : null;
+        return current == Token.VALUE_NUMBER_FLOAT ? NumberType.DOUBLE : null;
     }
 
     @Override
@@ -294,8 +292,8 @@ final class BsonTokens implements Tokens {
         };
     }
 
-    private JsonToken number() throws DecodeException {
-        if (current != JsonToken.VALUE_NUMBER_INT && current != JsonToken.VALUE_NUMBER_FLOAT) {
+    private Token number() throws DecodeException {
+        if (current != Token.VALUE_NUMBER_INT && current != Token.VALUE_NUMBER_FLOAT) {
             throw new DecodeException("expected a number, found " + current);
         }
         return current;
@@ -303,12 +301,12 @@ final class BsonTokens implements Tokens {
 
     @Override
     public Object getEmbeddedObject() {
-        return current == JsonToken.VALUE_EMBEDDED_OBJECT ? binary : null;
+        return current == Token.VALUE_EMBEDDED_OBJECT ? binary : null;
     }
 
     @Override
     public byte[] getBinaryValue() throws DecodeException {
-        if (current != JsonToken.VALUE_EMBEDDED_OBJECT) {
+        if (current != Token.VALUE_EMBEDDED_OBJECT) {
             throw new DecodeException("expected BSON binary, found " + current);
         }
         return binary;

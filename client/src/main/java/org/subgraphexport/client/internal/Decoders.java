@@ -1,10 +1,8 @@
 package org.subgraphexport.client.internal;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.ning.compress.lzf.LZFInputStream;
 import com.ning.compress.lzf.util.ChunkDecoderFactory;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpResponse;
@@ -16,6 +14,7 @@ import org.subgraphexport.client.CorruptStreamException;
 import org.subgraphexport.client.ExportParser;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRequestException;
+import org.subgraphexport.client.internal.Tokens.Token;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.Wire;
 
@@ -30,6 +29,8 @@ public final class Decoders {
     static final int MAX_ERROR_BODY = 64 * 1024;
     /** Most characters of a non-JSON error body kept as the exception's message. */
     static final int MAX_ERROR_TEXT = 1000;
+    /** Deepest JSON an error body is read through (jackson-core's default nesting limit). */
+    private static final int MAX_ERROR_DEPTH = 1000;
 
     /** A BSON record document: int32 length, then element type 0x02 (string) named "record". */
     private static final byte[] BSON_FIRST_ELEMENT = bsonFirstElement();
@@ -190,19 +191,20 @@ public final class Decoders {
 
     /** {code, message} of a JSON error body (message "" if absent), or null if it is not one. */
     private static String[] codeAndMessage(byte[] body) {
-        try (JsonParser p = ErrorBodies.JSON.createParser(body)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
+        JsonTokens p = new JsonTokens(new ByteArrayInputStream(body), MAX_ERROR_DEPTH, MAX_ERROR_BODY);
+        try {
+            if (p.nextToken() != Token.START_OBJECT) {
                 return null;
             }
             String[] found = new String[2];
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
+            while (p.nextToken() == Token.FIELD_NAME) {
                 String field = p.currentName();
-                if (p.nextToken() == JsonToken.START_ARRAY && "errors".equals(field)) {
+                if (p.nextToken() == Token.START_ARRAY && "errors".equals(field)) {
                     // Neo4j's {"errors":[{"code":"...","message":"..."}, ...]}: the first error
-                    if (p.nextToken() == JsonToken.START_OBJECT && found[0] == null) {
+                    if (p.nextToken() == Token.START_OBJECT && found[0] == null) {
                         codeAndMessageFields(p, found);
                     }
-                    while (p.currentToken() != JsonToken.END_ARRAY) {
+                    while (p.currentToken() != Token.END_ARRAY) {
                         p.skipChildren();
                         if (p.nextToken() == null) {
                             return null;
@@ -220,8 +222,8 @@ public final class Decoders {
     }
 
     /** Reads the fields of the object {@code p} is on (its START_OBJECT) up to its END_OBJECT. */
-    private static void codeAndMessageFields(JsonParser p, String[] found) throws IOException {
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
+    private static void codeAndMessageFields(JsonTokens p, String[] found) throws IOException {
+        while (p.nextToken() == Token.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
             codeAndMessageField(p, field, found);
@@ -229,19 +231,14 @@ public final class Decoders {
     }
 
     /** Takes a string value of a field {@code code} or {@code message}; skips any other value. */
-    private static void codeAndMessageField(JsonParser p, String field, String[] found) throws IOException {
-        if (p.currentToken() == JsonToken.VALUE_STRING && "code".equals(field)) {
+    private static void codeAndMessageField(JsonTokens p, String field, String[] found) throws IOException {
+        if (p.currentToken() == Token.VALUE_STRING && "code".equals(field)) {
             found[0] = p.getText();
-        } else if (p.currentToken() == JsonToken.VALUE_STRING && "message".equals(field)) {
+        } else if (p.currentToken() == Token.VALUE_STRING && "message".equals(field)) {
             found[1] = p.getText();
         } else {
             p.skipChildren();
         }
-    }
-
-    /** Jackson's parser for error bodies, created on the first error response only. */
-    private static final class ErrorBodies {
-        static final JsonFactory JSON = new JsonFactory();
     }
 
     private static void closeAfter(Exception e, InputStream in) {

@@ -1,7 +1,7 @@
 package org.subgraphexport.client.internal;
 
-import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
+import org.subgraphexport.client.internal.Tokens.Token;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.Wire;
 
@@ -29,18 +29,18 @@ final class JsonTokenParser extends TokenParser {
 
     @Override
     void startStream() throws IOException {
-        if (tokens.nextToken() != JsonToken.START_ARRAY) {
+        if (tokens.nextToken() != Token.START_ARRAY) {
             throw corrupt("a JSON export is an array, but it starts with " + tokens.currentToken());
         }
     }
 
     @Override
     boolean nextRecord() throws IOException {
-        JsonToken t = tokens.nextToken();
-        if (t == JsonToken.START_OBJECT) {
+        Token t = tokens.nextToken();
+        if (t == Token.START_OBJECT) {
             return true;
         }
-        if (t == null || t == JsonToken.END_ARRAY) {
+        if (t == null || t == Token.END_ARRAY) {
             return false;
         }
         throw corrupt("a record is an object, not " + t);
@@ -53,8 +53,8 @@ final class JsonTokenParser extends TokenParser {
 
     @Override
     void expectEnd() throws IOException {
-        JsonToken t = tokens.nextToken();
-        if (t != JsonToken.END_ARRAY) {
+        Token t = tokens.nextToken();
+        if (t != Token.END_ARRAY) {
             throw t == null ? truncated() : corrupt("records after the closing record");
         }
         if (tokens.nextToken() != null) {

@@ -1,9 +1,5 @@
 package org.subgraphexport.client.internal;
 
-import com.fasterxml.jackson.core.Base64Variant;
-import com.fasterxml.jackson.core.Base64Variants;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The tokens of a JSON stream read straight from its UTF-8 bytes, in the meaning of Jackson's {@link JsonParser} (the
+ * The tokens of a JSON stream read straight from its UTF-8 bytes, in the meaning of Jackson's {@code JsonParser} (the
  * subset of its API {@link TokenParser} uses, through {@link JsonTokenParser}), for the {@code json} format. It
  * replaces Jackson's parser there because decoding strings through Jackson (UTF-8 to a char buffer, then a String) was
  * most of the JSON decoder's CPU: here an ASCII string without escapes that lies in the input buffer becomes a String
@@ -58,18 +54,22 @@ final class JsonTokens implements Tokens {
     private static final int MAX_CACHED_NAME = 64;
     /** Scratch arrays above this size are dropped after use rather than kept for the next string. */
     private static final int KEEP_SCRATCH = 1 << 16;
-    /** Jackson's default base64 variant (MIME without line feeds), whose streaming decoder {@link #base64} follows. */
-    private static final Base64Variant BASE64 = Base64Variants.getDefaultVariant();
-    /** Each byte's base64 value (0..63), or the variant's BASE64_VALUE_PADDING or BASE64_VALUE_INVALID (negative). */
+    /** The base64 padding character, required on read (as in Jackson's default variant, MIME without line feeds). */
+    private static final char PADDING_CHAR = '=';
+    /** {@link #BASE64_VALUES} of the padding character, as Jackson's {@code Base64Variant.BASE64_VALUE_PADDING}. */
+    private static final int BASE64_PADDING = -2;
+    /** {@link #BASE64_VALUES} of a byte that is not base64, as Jackson's {@code Base64Variant.BASE64_VALUE_INVALID}. */
+    private static final int BASE64_INVALID = -1;
+    /** Each byte's base64 value (0..63; RFC 4648's standard alphabet), or BASE64_PADDING or BASE64_INVALID. */
     private static final int[] BASE64_VALUES = new int[256];
 
     static {
-        for (int c = 0; c < BASE64_VALUES.length; c++) {
-            BASE64_VALUES[c] = BASE64.decodeBase64Char(c);
+        Arrays.fill(BASE64_VALUES, BASE64_INVALID);
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        for (int i = 0; i < alphabet.length(); i++) {
+            BASE64_VALUES[alphabet.charAt(i)] = i;
         }
-        if (!BASE64.requiresPaddingOnRead() || BASE64.getPaddingByte() != '=') {
-            throw new ExceptionInInitializerError("base64() assumes required '=' padding: " + BASE64);
-        }
+        BASE64_VALUES[PADDING_CHAR] = BASE64_PADDING;
     }
 
     /** Decoded base64 goes into blocks of this size first, then of the size so far, at most {@link #MAX_BLOCK}. */
@@ -102,7 +102,7 @@ final class JsonTokens implements Tokens {
     private int depth;
     private boolean rootDone;
 
-    private JsonToken current;
+    private Token current;
     /** The current VALUE_STRING has not been read beyond its opening quote. */
     private boolean stringPending;
     private String name;
@@ -113,7 +113,7 @@ final class JsonTokens implements Tokens {
     private int numberLength;
     /** VALUE_NUMBER_INT: its value, if {@link #numberType} is INT or LONG. */
     private long longValue;
-    private JsonParser.NumberType numberType;
+    private NumberType numberType;
     /** VALUE_NUMBER_FLOAT: the decimal significand's digits (if at most 18, else -1), and the decimal exponent. */
     private long significand;
     private int exponent;
@@ -225,11 +225,11 @@ final class JsonTokens implements Tokens {
 
     /** The next token, or null at the end of the input after the top-level value. */
     @Override
-    public JsonToken nextToken() throws IOException {
+    public Token nextToken() throws IOException {
         if (stringPending) {
             skipString();
         }
-        if (current == JsonToken.FIELD_NAME) {
+        if (current == Token.FIELD_NAME) {
             return current = value(token());
         }
         int d = depth - 1;
@@ -243,7 +243,7 @@ final class JsonTokens implements Tokens {
         boolean object = objects[d];
         if (c == (object ? '}' : ']')) {
             depth = d;
-            return current = object ? JsonToken.END_OBJECT : JsonToken.END_ARRAY;
+            return current = object ? Token.END_OBJECT : Token.END_ARRAY;
         }
         if (filled[d]) {
             if (c != ',') {
@@ -266,7 +266,7 @@ final class JsonTokens implements Tokens {
         name = name();
         if (pos < end && buf[pos] == ':') {
             pos++;
-            return current = JsonToken.FIELD_NAME;
+            return current = Token.FIELD_NAME;
         }
         int colon = nextNonSpace();
         if (colon != ':') {
@@ -275,7 +275,7 @@ final class JsonTokens implements Tokens {
             }
             throw new DecodeException("expected ':' after a field name, found " + describe(colon));
         }
-        return current = JsonToken.FIELD_NAME;
+        return current = Token.FIELD_NAME;
     }
 
     /** The first byte of the next token, consumed (-1 at the end of the input): {@link #nextNonSpace}, inlined. */
@@ -292,7 +292,7 @@ final class JsonTokens implements Tokens {
     }
 
     /** The token at the top level: the start of the value (after a byte order mark), or null after it. */
-    private JsonToken root() throws IOException {
+    private Token root() throws IOException {
         if (!started) {
             started = true;
             skipByteOrderMark();
@@ -318,11 +318,11 @@ final class JsonTokens implements Tokens {
     }
 
     /** The value token starting with {@code c} (consumed). */
-    private JsonToken value(int c) throws IOException {
+    private Token value(int c) throws IOException {
         switch (c) {
             case '"' -> {
                 stringPending = true;
-                return JsonToken.VALUE_STRING;
+                return Token.VALUE_STRING;
             }
             case '{', '[' -> {
                 if (depth == maxDepth) {
@@ -331,19 +331,19 @@ final class JsonTokens implements Tokens {
                 }
                 objects[depth] = c == '{';
                 filled[depth++] = false;
-                return c == '{' ? JsonToken.START_OBJECT : JsonToken.START_ARRAY;
+                return c == '{' ? Token.START_OBJECT : Token.START_ARRAY;
             }
             case 't' -> {
                 literal("true");
-                return JsonToken.VALUE_TRUE;
+                return Token.VALUE_TRUE;
             }
             case 'f' -> {
                 literal("false");
-                return JsonToken.VALUE_FALSE;
+                return Token.VALUE_FALSE;
             }
             case 'n' -> {
                 literal("null");
-                return JsonToken.VALUE_NULL;
+                return Token.VALUE_NULL;
             }
             case -1 -> throw new EOFException("JSON input ends where a value was expected");
             default -> {
@@ -382,7 +382,7 @@ final class JsonTokens implements Tokens {
      * Jackson reads it: at most {@link #MAX_NUMBER_LENGTH} digits in all; an integer is VALUE_NUMBER_INT, anything
      * with a fraction or exponent VALUE_NUMBER_FLOAT.
      */
-    private JsonToken number(int first) throws IOException {
+    private Token number(int first) throws IOException {
         numberLength = 0;
         int digits = 0;  // counted as Jackson does: integer, fraction and exponent digits
         negative = first == '-';
@@ -426,11 +426,11 @@ final class JsonTokens implements Tokens {
             significand = -1;
             if (!overflow) {
                 longValue = negative ? -value : value;
-                numberType = longValue == (int) longValue ? JsonParser.NumberType.INT : JsonParser.NumberType.LONG;
+                numberType = longValue == (int) longValue ? NumberType.INT : NumberType.LONG;
             } else {
                 integerBeyond18Digits();
             }
-            return JsonToken.VALUE_NUMBER_INT;
+            return Token.VALUE_NUMBER_INT;
         }
         // fraction and exponent: the significand's digits (up to 18) and the power of ten they are scaled by
         int scale = 0;
@@ -494,16 +494,16 @@ final class JsonTokens implements Tokens {
         }
         significand = overflow || expOverflow ? -1 : value;
         exponent = scale + exp;
-        return JsonToken.VALUE_NUMBER_FLOAT;
+        return Token.VALUE_NUMBER_FLOAT;
     }
 
     /** An integer token of more than 18 digits: LONG if it fits, else BIG_INTEGER (as Jackson types it). */
     private void integerBeyond18Digits() {
         try {
             longValue = Long.parseLong(numberText());
-            numberType = JsonParser.NumberType.LONG;
+            numberType = NumberType.LONG;
         } catch (NumberFormatException e) {
-            numberType = JsonParser.NumberType.BIG_INTEGER;
+            numberType = NumberType.BIG_INTEGER;
         }
     }
 
@@ -789,20 +789,20 @@ final class JsonTokens implements Tokens {
     // ---- the current token --------------------------------------------------------------------------------
 
     @Override
-    public JsonToken currentToken() {
+    public Token currentToken() {
         return current;
     }
 
     /** The field name, on a FIELD_NAME token. */
     @Override
     public String currentName() {
-        return current == JsonToken.FIELD_NAME ? name : null;
+        return current == Token.FIELD_NAME ? name : null;
     }
 
     /** On START_OBJECT or START_ARRAY: moves to the matching end token; else nothing. */
     @Override
     public void skipChildren() throws IOException {
-        if (current == JsonToken.START_OBJECT || current == JsonToken.START_ARRAY) {
+        if (current == Token.START_OBJECT || current == Token.START_ARRAY) {
             for (int outside = depth - 1; depth > outside; ) {
                 if (nextToken() == null) {
                     throw new EOFException("JSON input ends inside a skipped value");
@@ -826,17 +826,17 @@ final class JsonTokens implements Tokens {
     }
 
     @Override
-    public JsonParser.NumberType getNumberType() {
-        if (current == JsonToken.VALUE_NUMBER_INT) {
+    public NumberType getNumberType() {
+        if (current == Token.VALUE_NUMBER_INT) {
             return numberType;
         }
-        return current == JsonToken.VALUE_NUMBER_FLOAT ? JsonParser.NumberType.DOUBLE : null;
+        return current == Token.VALUE_NUMBER_FLOAT ? NumberType.DOUBLE : null;
     }
 
     /** An integer token that fits a long (callers check {@link #getNumberType} first). */
     @Override
     public long getLongValue() throws IOException {
-        if (current != JsonToken.VALUE_NUMBER_INT || numberType == JsonParser.NumberType.BIG_INTEGER) {
+        if (current != Token.VALUE_NUMBER_INT || numberType == NumberType.BIG_INTEGER) {
             throw new DecodeException("not a JSON integer in the long range: " + getText());
         }
         return longValue;
@@ -845,10 +845,10 @@ final class JsonTokens implements Tokens {
     /** A number as a double: correctly rounded from its decimal text, as {@link Double#parseDouble} does. */
     @Override
     public double getDoubleValue() throws IOException {
-        if (current == JsonToken.VALUE_NUMBER_INT && numberType != JsonParser.NumberType.BIG_INTEGER) {
+        if (current == Token.VALUE_NUMBER_INT && numberType != NumberType.BIG_INTEGER) {
             return (double) longValue;
         }
-        if (current == JsonToken.VALUE_NUMBER_FLOAT) {
+        if (current == Token.VALUE_NUMBER_FLOAT) {
             long m = significand;
             int e = exponent;
             // Exact operands, one correctly rounded operation: the same double as parsing the text.
@@ -865,7 +865,7 @@ final class JsonTokens implements Tokens {
     /** A number as a float: correctly rounded from its decimal text, as {@link Float#parseFloat} does. */
     @Override
     public float getFloatValue() throws IOException {
-        if (current == JsonToken.VALUE_NUMBER_INT && numberType != JsonParser.NumberType.BIG_INTEGER) {
+        if (current == Token.VALUE_NUMBER_INT && numberType != NumberType.BIG_INTEGER) {
             return (float) longValue;
         }
         number();
@@ -873,7 +873,7 @@ final class JsonTokens implements Tokens {
     }
 
     private void number() throws DecodeException {
-        if (current != JsonToken.VALUE_NUMBER_INT && current != JsonToken.VALUE_NUMBER_FLOAT) {
+        if (current != Token.VALUE_NUMBER_INT && current != Token.VALUE_NUMBER_FLOAT) {
             throw new DecodeException("expected a JSON number, found " + current);
         }
     }
@@ -887,12 +887,12 @@ final class JsonTokens implements Tokens {
     /**
      * The bytes of a base64 string, in Jackson's default variant, decoded as Jackson's parser decoded a string not
      * read yet: straight from the input, by the rules of its streaming decoder (below), into blocks that grow with
-     * what arrived (a constant plus about twice the decoded bytes at the most, counting the result). A string already
-     * read as text is decoded from the text, as Jackson did then.
+     * what arrived (a constant plus about twice the decoded bytes at the most, counting the result). A string is read
+     * once, as text or as bytes ({@link TokenParser} reads each value once).
      */
     @Override
     public byte[] getBinaryValue() throws IOException {
-        if (current != JsonToken.VALUE_STRING) {
+        if (current != Token.VALUE_STRING) {
             throw new DecodeException("expected a base64 JSON string, found " + current);
         }
         if (stringPending) {
@@ -900,14 +900,7 @@ final class JsonTokens implements Tokens {
             text = null;
             return base64();
         }
-        if (text == null) {  // not kept: a large array would stay reachable from here
-            throw new IllegalStateException("the base64 string was read already");
-        }
-        try {
-            return BASE64.decode(text);
-        } catch (IllegalArgumentException e) {
-            throw new DecodeException("malformed base64 in a JSON string: " + e.getMessage());
-        }
+        throw new IllegalStateException("the JSON string was read already");
     }
 
     /**
@@ -971,11 +964,11 @@ final class JsonTokens implements Tokens {
             }
             int data = bits << 6 | groupChar(1);
             bits = groupChar(2);
-            if (bits == Base64Variant.BASE64_VALUE_PADDING) {
+            if (bits == BASE64_PADDING) {
                 ch = next();
-                if (!BASE64.usesPaddingChar(ch) && base64Escape(ch, 3) != Base64Variant.BASE64_VALUE_PADDING) {
+                if (ch != PADDING_CHAR && base64Escape(ch, 3) != BASE64_PADDING) {
                     throw new DecodeException("malformed base64 in a JSON string: expected padding '"
-                            + BASE64.getPaddingChar() + "', found " + describe(ch));
+                            + PADDING_CHAR + "', found " + describe(ch));
                 }
                 chars += 3;
                 emit(data >> 4);
@@ -983,7 +976,7 @@ final class JsonTokens implements Tokens {
             }
             data = data << 6 | bits;
             bits = groupChar(3);
-            if (bits == Base64Variant.BASE64_VALUE_PADDING) {
+            if (bits == BASE64_PADDING) {
                 chars += 3;
                 emit(data >> 10);
                 emit(data >> 2);
@@ -998,13 +991,13 @@ final class JsonTokens implements Tokens {
     }
 
     /**
-     * The value of character {@code index} (1 to 3) of a group: 0..63, or BASE64_VALUE_PADDING for a raw or escaped
+     * The value of character {@code index} (1 to 3) of a group: 0..63, or BASE64_PADDING for a raw or escaped
      * {@code =} as the third or fourth one.
      */
     private int groupChar(int index) throws IOException {
         int ch = next();
         int bits = BASE64_VALUES[ch];
-        if (bits >= 0 || index > 1 && bits == Base64Variant.BASE64_VALUE_PADDING) {
+        if (bits >= 0 || index > 1 && bits == BASE64_PADDING) {
             return bits;
         }
         if (index > 1 && ch == '"') {
@@ -1015,7 +1008,7 @@ final class JsonTokens implements Tokens {
 
     /**
      * The base64 value of the char that escape {@code ch} (its backslash, read) stands for; -1 for whitespace as a
-     * quartet's first char, -2 for padding ({@code BASE64_VALUE_PADDING}) as its third or fourth; anything else is
+     * quartet's first char, -2 for padding ({@code BASE64_PADDING}) as its third or fourth; anything else is
      * an error.
      */
     private int base64Escape(int ch, int index) throws IOException {
@@ -1031,8 +1024,8 @@ final class JsonTokens implements Tokens {
             throw new DecodeException("malformed base64 in a JSON string: padding as character " + (index + 1)
                     + " of a quartet");
         }
-        int bits = c < BASE64_VALUES.length ? BASE64_VALUES[c] : Base64Variant.BASE64_VALUE_INVALID;
-        if (bits == Base64Variant.BASE64_VALUE_INVALID) {
+        int bits = c < BASE64_VALUES.length ? BASE64_VALUES[c] : BASE64_INVALID;
+        if (bits == BASE64_INVALID) {
             throw new DecodeException(String.format("malformed base64 in a JSON string: illegal escaped character "
                     + "U+%04X as character %d of a quartet", c, index + 1));
         }

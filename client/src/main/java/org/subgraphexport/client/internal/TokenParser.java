@@ -1,7 +1,5 @@
 package org.subgraphexport.client.internal;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -10,9 +8,9 @@ import java.time.OffsetTime;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -24,6 +22,8 @@ import org.subgraphexport.client.ExportHeader;
 import org.subgraphexport.client.PathValue;
 import org.subgraphexport.client.PointValue;
 import org.subgraphexport.client.VectorValue;
+import org.subgraphexport.client.internal.Tokens.NumberType;
+import org.subgraphexport.client.internal.Tokens.Token;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.ValueSink.ArrayKind;
 import org.subgraphexport.wire.ValueSink.VectorKind;
@@ -32,7 +32,7 @@ import org.subgraphexport.wire.Wire;
 
 /**
  * What the {@code json} and {@code bson} decoders share: both formats carry the same record objects (see
- * {@link Wire}), read here from tokens in the meaning of Jackson's {@link JsonParser}: {@link JsonTokenParser}
+ * {@link Wire}), read here from tokens in the meaning of Jackson's {@code JsonParser}: {@link JsonTokenParser}
  * gets them from one {@link JsonTokens} over the whole JSON array, {@link BsonTokenParser} from one
  * {@link BsonTokens} over each BSON document in turn. The subclasses supply the tokens and the framing of records
  * (the JSON array, one BSON document per record); everything about records and values is here, so both formats
@@ -167,10 +167,10 @@ abstract class TokenParser extends AbstractParser {
                 while (nextField()) {
                     if (Json.VALUES.equals(field)) {
                         values = once(values ? Boolean.TRUE : null, Boolean.TRUE);
-                        expect(JsonToken.START_ARRAY);
+                        expect(Token.START_ARRAY);
                         row();
                         int count = 0;
-                        for (; nextToken() != JsonToken.END_ARRAY; count++) {
+                        for (; nextToken() != Token.END_ARRAY; count++) {
                             rowValue(0);
                         }
                         endRow(count);
@@ -312,15 +312,15 @@ abstract class TokenParser extends AbstractParser {
 
         void labels() throws IOException {
             once(labelsDone ? Boolean.TRUE : null, Boolean.TRUE);
-            expect(JsonToken.START_ARRAY);
+            expect(Token.START_ARRAY);
             if (idText != null) {
                 begin();
-                while (nextToken() != JsonToken.END_ARRAY) {
+                while (nextToken() != Token.END_ARRAY) {
                     label(name(text()));
                 }
             } else {
                 heldLabels = new ArrayList<>(4);
-                while (nextToken() != JsonToken.END_ARRAY) {
+                while (nextToken() != Token.END_ARRAY) {
                     heldLabels.add(name(text()));
                 }
             }
@@ -329,7 +329,7 @@ abstract class TokenParser extends AbstractParser {
 
         void properties() throws IOException {
             once(propertiesDone ? Boolean.TRUE : null, Boolean.TRUE);
-            expect(JsonToken.START_OBJECT);
+            expect(Token.START_OBJECT);
             if (identified()) {
                 beginAll();
                 while (nextField()) {
@@ -403,13 +403,13 @@ abstract class TokenParser extends AbstractParser {
 
     /** Advances to the next field name of the current object (true), or its END_OBJECT (false). */
     private boolean nextField() throws IOException {
-        JsonToken t = nextToken();
-        if (t == JsonToken.FIELD_NAME) {
+        Token t = nextToken();
+        if (t == Token.FIELD_NAME) {
             field = currentName();
             nextToken();  // onto the value
             return true;
         }
-        if (t == JsonToken.END_OBJECT) {
+        if (t == Token.END_OBJECT) {
             return false;
         }
         throw t == null ? truncated() : corrupt("expected a field name, found " + t);
@@ -431,9 +431,9 @@ abstract class TokenParser extends AbstractParser {
     }
 
     private List<String> strings() throws IOException {
-        expect(JsonToken.START_ARRAY);
+        expect(Token.START_ARRAY);
         List<String> labels = new ArrayList<>(4);
-        while (nextToken() != JsonToken.END_ARRAY) {
+        while (nextToken() != Token.END_ARRAY) {
             labels.add(text());
         }
         return labels;
@@ -443,7 +443,7 @@ abstract class TokenParser extends AbstractParser {
 
     /** The value at the current token, handed on. */
     private void value() throws IOException {
-        JsonToken t = currentToken();
+        Token t = currentToken();
         if (t == null) {
             throw truncated();
         }
@@ -463,21 +463,21 @@ abstract class TokenParser extends AbstractParser {
      * list), a {@code map}, {@code node}, {@code relationship} or {@code path} object, or a property value.
      */
     private void rowValue(int depth) throws IOException {
-        JsonToken t = currentToken();
-        if (t == JsonToken.VALUE_NULL) {
+        Token t = currentToken();
+        if (t == Token.VALUE_NULL) {
             nullValue();
             return;
         }
-        if (t == JsonToken.START_ARRAY) {
+        if (t == Token.START_ARRAY) {
             nest(depth);
             beginList(-1);
-            while (nextToken() != JsonToken.END_ARRAY) {
+            while (nextToken() != Token.END_ARRAY) {
                 rowValue(depth + 1);
             }
             endList();
             return;
         }
-        if (t != JsonToken.START_OBJECT) {
+        if (t != Token.START_OBJECT) {
             value();
             return;
         }
@@ -488,7 +488,7 @@ abstract class TokenParser extends AbstractParser {
         switch (tag) {
             case Json.MAP -> {
                 nest(depth);
-                expect(JsonToken.START_OBJECT);
+                expect(Token.START_OBJECT);
                 beginMap(-1);
                 Set<String> seen = new HashSet<>();
                 while (nextField()) {
@@ -515,13 +515,13 @@ abstract class TokenParser extends AbstractParser {
                 return;
             }
         }
-        if (nextToken() != JsonToken.END_OBJECT) {
+        if (nextToken() != Token.END_OBJECT) {
             throw corrupt("a tagged value has exactly one field, '" + tag + "' has company");
         }
     }
 
     private PathValue path() throws IOException {
-        expect(JsonToken.START_OBJECT);
+        expect(Token.START_OBJECT);
         List<String> nodes = null, relationships = null;
         while (nextField()) {
             switch (field) {
@@ -561,7 +561,7 @@ abstract class TokenParser extends AbstractParser {
                 objectValue(kind != null ? array(kind) : element(elementKind(tag)));
             }
         }
-        if (nextToken() != JsonToken.END_OBJECT) {
+        if (nextToken() != Token.END_OBJECT) {
             throw corrupt("a tagged value has exactly one field, '" + tag + "' has company");
         }
     }
@@ -597,13 +597,13 @@ abstract class TokenParser extends AbstractParser {
     }
 
     private Object array(ArrayKind kind) throws IOException {
-        expect(JsonToken.START_ARRAY);
+        expect(Token.START_ARRAY);
         int n = Integer.MAX_VALUE;  // unknown up front: arrays grow as elements arrive
         int i = 0;
         switch (kind) {
             case BOOLEAN -> {
                 boolean[] a = new boolean[8];
-                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                for (; nextToken() != Token.END_ARRAY; i++) {
                     a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
                     a[i] = bool();
                 }
@@ -611,7 +611,7 @@ abstract class TokenParser extends AbstractParser {
             }
             case SHORT -> {
                 short[] a = new short[8];
-                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                for (; nextToken() != Token.END_ARRAY; i++) {
                     a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
                     a[i] = (short) integer(Short.MIN_VALUE, Short.MAX_VALUE);
                 }
@@ -619,7 +619,7 @@ abstract class TokenParser extends AbstractParser {
             }
             case INT -> {
                 int[] a = new int[8];
-                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                for (; nextToken() != Token.END_ARRAY; i++) {
                     a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
                     a[i] = (int) integer(Integer.MIN_VALUE, Integer.MAX_VALUE);
                 }
@@ -627,7 +627,7 @@ abstract class TokenParser extends AbstractParser {
             }
             case LONG -> {
                 long[] a = new long[8];
-                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                for (; nextToken() != Token.END_ARRAY; i++) {
                     a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
                     a[i] = integer(Long.MIN_VALUE, Long.MAX_VALUE);
                 }
@@ -635,7 +635,7 @@ abstract class TokenParser extends AbstractParser {
             }
             case FLOAT -> {
                 float[] a = new float[8];
-                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                for (; nextToken() != Token.END_ARRAY; i++) {
                     a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
                     a[i] = floatPayload();
                 }
@@ -643,7 +643,7 @@ abstract class TokenParser extends AbstractParser {
             }
             case DOUBLE -> {
                 double[] a = new double[8];
-                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                for (; nextToken() != Token.END_ARRAY; i++) {
                     a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
                     a[i] = doublePayload();
                 }
@@ -651,7 +651,7 @@ abstract class TokenParser extends AbstractParser {
             }
             case CHAR -> {
                 char[] a = new char[8];
-                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                for (; nextToken() != Token.END_ARRAY; i++) {
                     a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
                     a[i] = charPayload();
                 }
@@ -670,7 +670,7 @@ abstract class TokenParser extends AbstractParser {
                     case UUID -> new UUID[8];
                     default -> throw new IllegalStateException(kind.name());
                 };
-                for (; nextToken() != JsonToken.END_ARRAY; i++) {
+                for (; nextToken() != Token.END_ARRAY; i++) {
                     a = i < a.length ? a : Arrays.copyOf(a, grow(a.length, n));
                     a[i] = element(kind);
                 }
@@ -680,7 +680,7 @@ abstract class TokenParser extends AbstractParser {
     }
 
     private VectorValue vector() throws IOException {
-        expect(JsonToken.START_OBJECT);
+        expect(Token.START_OBJECT);
         VectorKind kind = null;
         Object values = null;
         while (nextField()) {
@@ -723,7 +723,7 @@ abstract class TokenParser extends AbstractParser {
     }
 
     private PointValue point() throws IOException {
-        expect(JsonToken.START_OBJECT);
+        expect(Token.START_OBJECT);
         Integer srid = null;
         double[] coordinates = null;
         while (nextField()) {
@@ -756,34 +756,34 @@ abstract class TokenParser extends AbstractParser {
     }
 
     private byte[] binary() throws IOException {
-        JsonToken t = currentToken();
-        if (t == JsonToken.VALUE_EMBEDDED_OBJECT && getEmbeddedObject() instanceof byte[] b) {
+        Token t = currentToken();
+        if (t == Token.VALUE_EMBEDDED_OBJECT && getEmbeddedObject() instanceof byte[] b) {
             return b;  // BSON binary
         }
-        if (t == JsonToken.VALUE_STRING) {
+        if (t == Token.VALUE_STRING) {
             return getBinaryValue();  // JSON base64
         }
         throw corrupt("bytes payload is " + t);
     }
 
     private float floatPayload() throws IOException {
-        JsonToken t = currentToken();
-        if (t == JsonToken.VALUE_NUMBER_FLOAT || t == JsonToken.VALUE_NUMBER_INT) {
+        Token t = currentToken();
+        if (t == Token.VALUE_NUMBER_FLOAT || t == Token.VALUE_NUMBER_INT) {
             return getFloatValue();
         }
         return (float) nonFinite(t);
     }
 
     private double doublePayload() throws IOException {
-        JsonToken t = currentToken();
-        if (t == JsonToken.VALUE_NUMBER_FLOAT || t == JsonToken.VALUE_NUMBER_INT) {
+        Token t = currentToken();
+        if (t == Token.VALUE_NUMBER_FLOAT || t == Token.VALUE_NUMBER_INT) {
             return getDoubleValue();
         }
         return nonFinite(t);
     }
 
-    private double nonFinite(JsonToken t) throws IOException {
-        if (t != JsonToken.VALUE_STRING) {
+    private double nonFinite(Token t) throws IOException {
+        if (t != Token.VALUE_STRING) {
             throw corrupt("expected a number, found " + t);
         }
         return switch (getText()) {
@@ -803,11 +803,11 @@ abstract class TokenParser extends AbstractParser {
     }
 
     private long integer(long min, long max) throws IOException {
-        if (currentToken() != JsonToken.VALUE_NUMBER_INT) {
+        if (currentToken() != Token.VALUE_NUMBER_INT) {
             throw corrupt("expected an integer, found " + currentToken());
         }
-        JsonParser.NumberType type = getNumberType();
-        if (type != JsonParser.NumberType.INT && type != JsonParser.NumberType.LONG) {
+        NumberType type = getNumberType();
+        if (type != NumberType.INT && type != NumberType.LONG) {
             throw corrupt("integer " + getText() + " outside the long range");
         }
         long v = getLongValue();
@@ -818,21 +818,21 @@ abstract class TokenParser extends AbstractParser {
     }
 
     private boolean bool() throws IOException {
-        JsonToken t = currentToken();
-        if (t == JsonToken.VALUE_TRUE || t == JsonToken.VALUE_FALSE) {
-            return t == JsonToken.VALUE_TRUE;
+        Token t = currentToken();
+        if (t == Token.VALUE_TRUE || t == Token.VALUE_FALSE) {
+            return t == Token.VALUE_TRUE;
         }
         throw corrupt("expected a boolean, found " + t);
     }
 
     private String text() throws IOException {
-        if (currentToken() != JsonToken.VALUE_STRING) {
+        if (currentToken() != Token.VALUE_STRING) {
             throw corrupt("expected a string, found " + currentToken());
         }
         return getText();
     }
 
-    private void expect(JsonToken expected) throws IOException {
+    private void expect(Token expected) throws IOException {
         if (currentToken() != expected) {
             throw corrupt("expected " + expected + ", found " + currentToken());
         }
@@ -854,11 +854,11 @@ abstract class TokenParser extends AbstractParser {
 
     // The tokens, as the record-reading code above calls them.
 
-    final JsonToken nextToken() throws IOException {
+    final Token nextToken() throws IOException {
         return tokens.nextToken();
     }
 
-    final JsonToken currentToken() {
+    final Token currentToken() {
         return tokens.currentToken();
     }
 
@@ -874,7 +874,7 @@ abstract class TokenParser extends AbstractParser {
         return tokens.getText();
     }
 
-    final JsonParser.NumberType getNumberType() throws IOException {
+    final NumberType getNumberType() throws IOException {
         return tokens.getNumberType();
     }
 

@@ -7,7 +7,7 @@
  * ({@code JsonTokens}, {@code BsonDocuments}, {@code BsonTokens}); the id views ({@code Ids}); and the record API
  * on top ({@code RecordReader}: the {@link org.subgraphexport.client.ExportReader} that is a parser's handler),
  * with the immutable property maps its records hold ({@code PropertyMap}). Public classes here
- * are public only because the API package needs them. Uses jackson-core (token types, base64, the error body
- * parser) and compress-lzf; no Neo4j, no encoder, no Kryo library.
+ * are public only because the API package needs them. Uses compress-lzf only; no Neo4j, no encoder, no Kryo, JSON or
+ * BSON library ({@code JsonTokens} also reads error bodies).
  */
 package org.subgraphexport.client.internal;

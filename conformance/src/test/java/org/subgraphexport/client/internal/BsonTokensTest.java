@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import de.undercouch.bson4jackson.BsonFactory;
 import de.undercouch.bson4jackson.BsonParser;
 import java.io.ByteArrayInputStream;
@@ -17,6 +16,8 @@ import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.subgraphexport.client.DecoderFuzzTest;
+import org.subgraphexport.client.internal.Tokens.NumberType;
+import org.subgraphexport.client.internal.Tokens.Token;
 import org.subgraphexport.wire.Format;
 
 /**
@@ -77,8 +78,8 @@ class BsonTokensTest {
 
     private void compare(Tokens reference, Tokens actual, Random random, String doc) {
         for (int step = 0; ; step++) {
-            boolean skip = (reference.currentToken() == JsonToken.START_OBJECT
-                    || reference.currentToken() == JsonToken.START_ARRAY) && random.nextInt(4) == 0;
+            boolean skip = (reference.currentToken() == Token.START_OBJECT
+                    || reference.currentToken() == Token.START_ARRAY) && random.nextInt(4) == 0;
             String expected = observe(reference, skip);
             String observed = observe(actual, skip);
             if (!expected.equals(observed)) {
@@ -100,7 +101,7 @@ class BsonTokensTest {
             } else {
                 t.nextToken();
             }
-            JsonToken token = t.currentToken();
+            Token token = t.currentToken();
             if (token == null) {
                 return "null";
             }
@@ -138,15 +139,20 @@ class BsonTokensTest {
         assertEquals(Map.of("threw", 2), outcomes);
     }
 
+    /** Jackson's token as the decoder's {@link Token} of the same name. */
+    private static Token token(com.fasterxml.jackson.core.JsonToken t) {
+        return t == null ? null : Token.valueOf(t.name());
+    }
+
     /** bson4jackson's parser as the decoder's {@link Tokens}, which {@link BsonTokens} implements. */
     private static Tokens of(JsonParser p) {
         return new Tokens() {
-            public JsonToken nextToken() throws IOException {
-                return p.nextToken();
+            public Token nextToken() throws IOException {
+                return token(p.nextToken());
             }
 
-            public JsonToken currentToken() {
-                return p.currentToken();
+            public Token currentToken() {
+                return token(p.currentToken());
             }
 
             public String currentName() throws IOException {
@@ -161,8 +167,9 @@ class BsonTokensTest {
                 return p.getText();
             }
 
-            public JsonParser.NumberType getNumberType() throws IOException {
-                return p.getNumberType();
+            public NumberType getNumberType() throws IOException {
+                JsonParser.NumberType type = p.getNumberType();
+                return type == null ? null : NumberType.valueOf(type.name());
             }
 
             public long getLongValue() throws IOException {

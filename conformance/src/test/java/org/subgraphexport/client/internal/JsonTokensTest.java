@@ -338,7 +338,16 @@ class JsonTokensTest {
     private static Trace trace(InputStream in, boolean jackson, Plan plan) {
         if (!jackson) {
             JsonTokens t = new JsonTokens(in, JsonTokenParser.MAX_JSON_DEPTH, JsonTokenParser.MAX_JSON_STRING);
-            return trace(new Calls(t::nextToken, t::currentName, t::getText, t::getNumberType, t::getLongValue,
+            // the tokenizer's own Token and NumberType by their jackson-core names, which they share
+            Call<JsonToken> next = () -> {
+                Tokens.Token token = t.nextToken();
+                return token == null ? null : JsonToken.valueOf(token.name());
+            };
+            Call<JsonParser.NumberType> type = () -> {
+                Tokens.NumberType numberType = t.getNumberType();
+                return numberType == null ? null : JsonParser.NumberType.valueOf(numberType.name());
+            };
+            return trace(new Calls(next, t::currentName, t::getText, type, t::getLongValue,
                     t::getDoubleValue, t::getFloatValue, t::getBinaryValue, () -> {
                         t.skipChildren();
                         return null;

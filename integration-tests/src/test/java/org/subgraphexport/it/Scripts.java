@@ -1,9 +1,7 @@
 package org.subgraphexport.it;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import java.io.File;
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,21 +31,11 @@ final class Scripts {
         return false;
     }
 
-    /**
-     * docker/smoke.sh with {@code args}, run by bash with the client jar under test, the jackson-core jar of this
-     * JVM's classpath and this JVM's java.
-     */
+    /** docker/smoke.sh with {@code args}, run by bash with the client jar under test (alone) and this JVM's java. */
     static Result smoke(String... args) throws IOException, InterruptedException {
-        Path jacksonCore;
-        try {
-            jacksonCore = Path.of(JsonFactory.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
         Map<String, String> env = Map.of(
                 "JAVA_HOME", System.getProperty("java.home"),
-                "CLIENT_JAR", RealNeo4jServer.CLIENT_JAR.toString(),
-                "JACKSON_CORE_JAR", jacksonCore.toString());
+                "CLIENT_JAR", RealNeo4jServer.CLIENT_JAR.toString());
         List<String> command = new ArrayList<>(List.of("bash", RealNeo4jServer.DOCKER_DIR.resolve("smoke.sh").toString()));
         command.addAll(List.of(args));
         return run(env, command);

@@ -163,11 +163,13 @@ class PackagingIT {
     static {
         MODULE_PACKAGES.put("wire", Set.of("org.subgraphexport.wire"));
         MODULE_PACKAGES.put("client", Set.of("org.subgraphexport.client", "org.subgraphexport.client.internal"));
+        MODULE_PACKAGES.put("testkit", Set.of("org.subgraphexport.testkit"));
         MODULE_PACKAGES.put("plugin", Set.of("org.subgraphexport.encode", "org.subgraphexport.read",
                 "org.subgraphexport.neo4j", "org.subgraphexport.server", "org.subgraphexport.config"));
         MODULE_PACKAGES.put("conformance", Set.of()); // tests only
         MODULE_PACKAGES.put("lts", Set.of()); // tests only, from the plugin's test jar
         MODULE_PACKAGES.put("demo", Set.of("org.subgraphexport.demo"));
+        MODULE_PACKAGES.put("integration-tests", Set.of()); // tests only
         MODULE_PACKAGES.put("benchmarks", Set.of("org.subgraphexport.bench", "org.subgraphexport.bench.floor",
                 "org.subgraphexport.jmh"));
     }
@@ -214,7 +216,9 @@ class PackagingIT {
             }
         }
         assertEquals(Map.of(), foreign, "main sources outside their module's packages (PackagingIT.MODULE_PACKAGES)");
-        assertEquals(List.of(), files(root.resolve("conformance/src/main")), "conformance has tests only");
+        for (String testsOnly : List.of("conformance", "lts", "integration-tests")) {
+            assertEquals(List.of(), files(root.resolve(testsOnly).resolve("src/main")), testsOnly + " has tests only");
+        }
     }
 
     // ---- what the jars hold ----

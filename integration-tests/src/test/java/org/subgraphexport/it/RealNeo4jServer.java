@@ -50,7 +50,8 @@ final class RealNeo4jServer implements AutoCloseable {
     static final Path CLIENT_JAR = pathProperty("subgraphexport.it.clientJar");
     static final Path NEO4J_LIB = pathProperty("subgraphexport.it.neo4jLib");
     static final Path ROOT_DIR = pathProperty("subgraphexport.it.rootDir");
-    static final Path DOCKER_DIR = pathProperty("subgraphexport.it.dockerDir");
+    /** docker/: the image's files, which the real-server tests start the server with. */
+    static final Path DOCKER_DIR = ROOT_DIR.resolve("docker");
     static final Path WORK_DIR = pathProperty("subgraphexport.it.workDir");
     static final String NEO4J_VERSION = property("subgraphexport.it.neo4jVersion");
     /** The conf fragment the README, the Docker image and this test share. */
@@ -440,7 +441,7 @@ final class RealNeo4jServer implements AutoCloseable {
         String value = System.getProperty(name);
         if (value == null || value.isBlank()) {
             throw new IllegalStateException("system property " + name + " is not set: run the integration tests "
-                    + "through Maven (mvn verify), which packages the plugin and passes it");
+                    + "through README's test command (scripts/test), whose mvn verify packages the plugin and passes it");
         }
         return value;
     }

@@ -22,8 +22,8 @@ import org.neo4j.server.CommunityBootstrapper;
 import org.neo4j.server.NeoBootstrapper;
 
 /**
- * {@code scripts/demo}'s server, started with the demo's own settings ({@link DemoServer#settings}) and this
- * module's extension: LOAD CSV through the extension's Cypher endpoint reads the demo's import folder and nothing
+ * {@code scripts/demo}'s server, started with the demo's own settings ({@link DemoServer#settings}) and the
+ * plugin's extension: LOAD CSV through the extension's Cypher endpoint reads the demo's import folder and nothing
  * outside it. (Without {@code server.directories.import} an embedded server's LOAD CSV reads any file the JVM can.)
  */
 class DemoServerImportTest {

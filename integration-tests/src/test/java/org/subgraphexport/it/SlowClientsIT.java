@@ -18,7 +18,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.subgraphexport.server.RawHttp;
+import org.subgraphexport.testkit.RawHttp;
 import org.subgraphexport.wire.Format;
 
 /**

@@ -1,4 +1,4 @@
-package org.subgraphexport.server;
+package org.subgraphexport.testkit;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -16,15 +16,15 @@ import java.util.Map;
  * HTTP/1.1 over a plain socket, for requests java.net.http refuses to send: a request target with malformed
  * percent-escapes, raw control bytes or non-ASCII bytes. One request per connection ({@code Connection: close});
  * the response body is read to the end and de-chunked. {@link #head} reads only a response's head, for clients that
- * then stall on the body (public: the real-server tests use it too).
+ * then stall on the body.
  */
 public final class RawHttp {
-    record Response(int status, Map<String, String> headers, byte[] body) {
-        String text() {
+    public record Response(int status, Map<String, String> headers, byte[] body) {
+        public String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
 
-        String contentType() {
+        public String contentType() {
             return headers.getOrDefault("content-type", "");
         }
     }
@@ -32,7 +32,7 @@ public final class RawHttp {
     private RawHttp() {}
 
     /** Sends {@code method target} (bytes as given, ISO-8859-1) with the extra header lines and body. */
-    static Response send(URI server, String method, byte[] target, String extraHeaders, byte[] body) {
+    public static Response send(URI server, String method, byte[] target, String extraHeaders, byte[] body) {
         try (Socket socket = new Socket(server.getHost(), server.getPort())) {
             socket.setSoTimeout(60_000);
             OutputStream out = socket.getOutputStream();
@@ -108,7 +108,7 @@ public final class RawHttp {
         return head;
     }
 
-    static Response get(URI server, String target) {
+    public static Response get(URI server, String target) {
         return send(server, "GET", target.getBytes(StandardCharsets.ISO_8859_1), "", null);
     }
 

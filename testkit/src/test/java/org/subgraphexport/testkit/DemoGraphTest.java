@@ -1,4 +1,4 @@
-package org.subgraphexport.demo;
+package org.subgraphexport.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

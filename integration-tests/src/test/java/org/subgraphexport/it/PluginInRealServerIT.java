@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayInputStream;
 import java.io.File;
@@ -17,7 +16,6 @@ import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.net.URLEncoder;
@@ -278,7 +276,7 @@ class PluginInRealServerIT {
 
     /**
      * The README's Java client example, as a user copies it: the first {@code ```java} block under "## The Java
-     * client" in README.md, compiled with a Java 17 javac against the client jar and jackson-core alone, run with
+     * client" in README.md, compiled with a Java 17 javac against the client jar alone (it needs no other jar), run with
      * Java 17's java against a kryo and a json traverse export of the fixture. Proves that the example compiles
      * against the API as it is, that the client jar runs on Java 17, and what the example prints.
      */
@@ -293,7 +291,7 @@ class PluginInRealServerIT {
             Path source = dir.resolve("ExportExample.java");
             Files.writeString(source, readmeJavaBlock(RealNeo4jServer.ROOT_DIR.resolve("README.md"),
                     "## The Java client"));
-            String classpath = RealNeo4jServer.CLIENT_JAR + File.pathSeparator + jacksonCoreJar();
+            String classpath = RealNeo4jServer.CLIENT_JAR.toString(); // the client jar alone: it needs no other jar
             Path classes = Files.createDirectories(dir.resolve("classes"));
             run(List.of(jdk17.resolve("bin/javac").toString(), "-cp", classpath,
                     "-d", classes.toString(), source.toString()));
@@ -350,10 +348,6 @@ class PluginInRealServerIT {
             if (is17) return jdk.toRealPath();
         }
         return null;
-    }
-
-    private static Path jacksonCoreJar() throws URISyntaxException {
-        return Path.of(JsonFactory.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     }
 
     /** Runs {@code command}, asserts exit 0 within 120 s, returns its standard output. */

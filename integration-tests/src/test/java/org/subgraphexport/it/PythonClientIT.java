@@ -23,7 +23,7 @@ import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.kernel.internal.Version;
 import org.subgraphexport.client.ExportReader;
 import org.subgraphexport.client.ExportRecord;
-import org.subgraphexport.demo.DemoGraph;
+import org.subgraphexport.testkit.DemoGraph;
 import org.subgraphexport.wire.Format;
 
 /**
@@ -47,6 +47,7 @@ class PythonClientIT {
     private static final String PASSWORD = "py-secret-123";
     static final Path PYTHON_DIR = RealNeo4jServer.ROOT_DIR.resolve("python");
     static final Path PYTHON = PYTHON_DIR.resolve(".venv/bin/python");
+    static final Path GOLDEN_DIR = Path.of(System.getProperty("subgraphexport.it.goldenDir", "")).toAbsolutePath();
     /** Objects in the demo graph of the graph-learning tests: about 2,000 nodes, seconds to generate. */
     static final int DEMO_OBJECTS = 300;
 
@@ -80,6 +81,8 @@ class PythonClientIT {
             String demoUrl = demo.httpUri.toString();
             pb.environment().put("SUBGRAPH_EXPORT_DEMO_URL",
                     demoUrl.endsWith("/") ? demoUrl.substring(0, demoUrl.length() - 1) : demoUrl);
+            // conformance's golden files, unpacked from its test jar by this module's build
+            pb.environment().put("SUBGRAPH_EXPORT_GOLDEN", GOLDEN_DIR.toString());
             Process p = pb.start();
             byte[] output = p.getInputStream().readAllBytes();
             assertTrue(p.waitFor(10, TimeUnit.MINUTES), "pytest did not finish");

@@ -1,4 +1,4 @@
-package org.subgraphexport.demo;
+package org.subgraphexport.testkit;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -304,7 +304,7 @@ public final class DemoGraph {
 
     private static void writeInfo(Transaction tx, Gen gen, int objects, long seed, int maxDepth, Duration elapsed) {
         Node info = tx.createNode(INFO);
-        info.setProperty("generator", "org.subgraphexport.demo.DemoGraph");
+        info.setProperty("generator", "org.subgraphexport.testkit.DemoGraph");
         info.setProperty("generatorVersion", GENERATOR_VERSION);
         info.setProperty("objects", (long) objects);
         info.setProperty("seed", seed);
