@@ -20,7 +20,7 @@ import org.neo4j.graphdb.Transaction;
 import org.subgraphexport.client.ElementId;
 import org.subgraphexport.client.ExportHandler;
 import org.subgraphexport.client.ExportParser;
-import org.subgraphexport.demo.DemoGraph;
+import org.subgraphexport.testkit.DemoGraph;
 import org.subgraphexport.read.ChangeJournal;
 import org.subgraphexport.read.StoreState;
 import org.subgraphexport.wire.Format;
