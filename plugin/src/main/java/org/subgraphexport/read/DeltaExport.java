@@ -24,6 +24,12 @@ import org.subgraphexport.wire.Header;
  * </ol>
  * Old export + delta = today's export, when no commit falls between the header's state and the end record's (as for
  * a whole export, the end record names the state when the stream ended; a client that sees them differ reads again).
+ *
+ * <p>With partitions, the delta's own sequence (the full records in today's walk order, then the left records) is
+ * dealt as an export's is ({@link Partition}: record {@code k} to partition {@code (k / 256) % N}): each partition
+ * carries its share of the delta, together they carry each record of the single delta stream once, and applying
+ * them to the earlier export in any order gives today's. Every partition walks as the single stream does and
+ * reads the properties of its own records only.
  */
 public final class DeltaExport {
     private DeltaExport() {}
@@ -38,13 +44,13 @@ public final class DeltaExport {
      * @throws ChangeJournal.Unavailable when the journal cannot answer exactly (after the header: the caller writes
      *                                   the error record)
      */
-    public static Result run(InternalTransaction tx, long rootId, WalkSpec spec, ExportState state, ChangeJournal journal,
-            String since, boolean rootByKey, GraphWriter out) throws IOException {
+    public static Result run(InternalTransaction tx, long rootId, WalkSpec spec, Partition partition, ExportState state,
+            ChangeJournal journal, String since, boolean rootByKey, GraphWriter out) throws IOException {
         KernelTransaction ktx = tx.kernelTransaction();
         ElementIds ids = ElementIds.of(tx.elementIdMapper());
         String begun = state.now();
         out.header(new Header(tx.getDatabaseName(), ids.nodeElementId(rootId), ids.nodePrefix(), ids.relationshipPrefix(),
-                begun, 0, 1, since), new KernelTokenNames(ktx.tokenRead()));
+                begun, partition.index(), partition.count(), since), new KernelTokenNames(ktx.tokenRead()));
         long from = transaction(since);
         long until = transaction(begun);
         if (from == until) {  // nothing committed since: an empty delta, nothing read
@@ -58,7 +64,7 @@ public final class DeltaExport {
             throw new IllegalStateException("root node " + ids.nodeElementId(rootId) + " was deleted before the export started");
         }
         if (!changes.topologyChanged()) {
-            return unchangedTopology(ktx, rootId, spec, state, changes, out);
+            return unchangedTopology(ktx, rootId, spec, partition, state, changes, out);
         }
         // 1. the earlier membership
         LongIdSet earlierNodes = new LongIdSet(ktx.memoryTracker());
@@ -86,6 +92,7 @@ public final class DeltaExport {
         LongIdSet todayRels = new LongIdSet(ktx.memoryTracker());
         boolean depthCut;
         long[] written = new long[2];
+        long[] sequence = {0};  // position in the delta's sequence of records (every partition counts them all)
         try (TopologyWalk today = new TopologyWalk(ktx, null);
                 EntityWriter records = new EntityWriter(ktx, out, Long.MAX_VALUE);
                 RelationshipScanCursor rel = ktx.cursors().allocateRelationshipScanCursor(ktx.cursorContext(),
@@ -93,7 +100,7 @@ public final class DeltaExport {
             today.walk(rootId, spec, new TopologyWalk.Visitor() {
                 @Override
                 public boolean node(long id) throws IOException {
-                    if (!earlierNodes.contains(id) || changes.nodes.contains(id)) {
+                    if ((!earlierNodes.contains(id) || changes.nodes.contains(id)) && partition.owns(sequence[0]++)) {
                         if (!records.writeNode(id)) return false;  // deleted since the walk met it
                     }
                     todayNodes.add(id);
@@ -103,7 +110,8 @@ public final class DeltaExport {
                 @Override
                 public void relationship(long id) throws IOException {
                     todayRels.add(id);
-                    if (!earlierRels.contains(id) || changes.relationships.contains(id)) {
+                    if ((!earlierRels.contains(id) || changes.relationships.contains(id))
+                            && partition.owns(sequence[0]++)) {
                         read.singleRelationship(id, rel);
                         if (rel.next()) records.writeRelationship(rel);
                     }
@@ -121,7 +129,7 @@ public final class DeltaExport {
         long[] left = new long[2];
         IOException[] failed = new IOException[1];
         earlierNodes.forEach(id -> {
-            if (failed[0] == null && !todayNodes.contains(id)) {
+            if (failed[0] == null && !todayNodes.contains(id) && partition.owns(sequence[0]++)) {
                 try {
                     out.leftNode(id);
                     left[0]++;
@@ -131,7 +139,7 @@ public final class DeltaExport {
             }
         });
         earlierRels.forEach(id -> {
-            if (failed[0] == null && !todayRels.contains(id)) {
+            if (failed[0] == null && !todayRels.contains(id) && partition.owns(sequence[0]++)) {
                 try {
                     out.leftRelationship(id);
                     left[1]++;
@@ -152,9 +160,10 @@ public final class DeltaExport {
      * (a node created since is unreachable, a node deleted since had its relationships deleted first). One walk, no
      * membership sets: the changed entities it meets are sent, nothing left.
      */
-    private static Result unchangedTopology(KernelTransaction ktx, long rootId, WalkSpec spec, ExportState state,
-            Changes changes, GraphWriter out) throws IOException {
+    private static Result unchangedTopology(KernelTransaction ktx, long rootId, WalkSpec spec, Partition partition,
+            ExportState state, Changes changes, GraphWriter out) throws IOException {
         Read read = ktx.dataRead();
+        long[] sequence = {0};
         long nodes, relationships;
         boolean depthCut;
         try (TopologyWalk today = new TopologyWalk(ktx, null);
@@ -164,12 +173,12 @@ public final class DeltaExport {
             today.walk(rootId, spec, new TopologyWalk.Visitor() {
                 @Override
                 public boolean node(long id) throws IOException {
-                    return !changes.nodes.contains(id) || records.writeNode(id);
+                    return !changes.nodes.contains(id) || !partition.owns(sequence[0]++) || records.writeNode(id);
                 }
 
                 @Override
                 public void relationship(long id) throws IOException {
-                    if (changes.relationships.contains(id)) {
+                    if (changes.relationships.contains(id) && partition.owns(sequence[0]++)) {
                         read.singleRelationship(id, rel);
                         if (rel.next()) records.writeRelationship(rel);
                     }

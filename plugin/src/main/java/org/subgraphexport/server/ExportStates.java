@@ -53,11 +53,10 @@ final class ExportStates {
 
     /**
      * The earlier state a delta request ({@code since=}) is relative to, checked against the journal, or null for a
-     * whole export. 400 if it is not a state token, or names a state this database has not reached, or comes with
-     * partitions; 410 {@value ChangeJournal#UNAVAILABLE} if the journal cannot answer it exactly (a state of another
+     * whole export. 400 if it is not a state token, or names a state this database has not reached; 410 {@value ChangeJournal#UNAVAILABLE} if the journal cannot answer it exactly (a state of another
      * database or from before a restart, or older than the journal remembers).
      */
-    static String since(RequestParameters params, Partition partition, GraphDatabaseService db, String current,
+    static String since(RequestParameters params, GraphDatabaseService db, String current,
             ChangeJournal journal) {
         String since = params.get("since");
         if (since == null) {
@@ -67,9 +66,6 @@ final class ExportStates {
         if (!token.matches()) {
             throw ApiError.badParameter("since must be the Subgraph-Export-State of an earlier export (<database id>:"
                     + "<transaction>), got '" + RequestParameters.abbreviate(since) + "'");
-        }
-        if (!partition.whole()) {
-            throw ApiError.badParameter("since= comes without partitions=: a delta is one stream (docs/operations.md)");
         }
         String database = current.substring(0, current.indexOf(':'));
         long tx;

@@ -90,7 +90,7 @@ public final class TraverseResource {
         ChangeJournal journal = ChangeJournal.of(dbms, db, config.get(ExportSettings.DELTA_JOURNAL_SIZE));
         String version = StoreState.version(db);
         String pinned = ExportStates.pinned(params, db, version);
-        String since = ExportStates.since(params, partition, db, version, journal);
+        String since = ExportStates.since(params, db, version, journal);
         long root = RootLookup.resolve(caller, db, params);
         AcceptEncoding.Choice choice = AcceptEncoding.negotiate(httpRequest, format, config);
 
@@ -98,9 +98,12 @@ public final class TraverseResource {
                 Long.toString(root), spec.expand().toString(), spec.attach().toString(),
                 Integer.toString(spec.maxDepth()), Long.toString(spec.limit()), Boolean.toString(spec.reportDepthCut()),
                 Integer.toString(partition.count()), Integer.toString(partition.index())};
-        if (since != null) {  // a delta is another representation: its own tag (a whole export's tag is unchanged)
+        if (since != null) {  // a delta is another representation: its own tag (a whole export's tag is unchanged);
+            // the partition stays last, so all but the last part name one partitioned delta (admission, below)
             identity = Arrays.copyOf(identity, identity.length + 1);
-            identity[identity.length - 1] = "since=" + since;
+            identity[identity.length - 1] = identity[identity.length - 2];
+            identity[identity.length - 2] = identity[identity.length - 3];
+            identity[identity.length - 3] = "since=" + since;
         }
         EntityTag identityTag = tag(identity, identity.length);
         httpResponse.setHeader(ExportStates.HEADER, version);
@@ -136,8 +139,8 @@ public final class TraverseResource {
         });
         ExportOutput output = new ExportOutput(ticket, () -> caller.begin(db, limits.timeoutMillis()), format, coding,
                 since != null
-                        ? (tx, out) -> DeltaExport.run(tx, root, spec, ExportState.of(db, pinned), journal, since,
-                                rootByKey, out)
+                        ? (tx, out) -> DeltaExport.run(tx, root, spec, partition, ExportState.of(db, pinned), journal,
+                                since, rootByKey, out)
                         : (tx, out) -> TraverseExport.run(tx, root, spec, partition,
                                 config.get(ExportSettings.READ_THREADS), ExportState.of(db, pinned), walks, out), log);
         if (cacheSize > 0 && !directives.noStore() && since == null) {

@@ -322,13 +322,86 @@ class DeltaTest {
             assertEquals(400, r.statusCode(), () -> since + ": " + new String(r.body(), StandardCharsets.UTF_8));
             assertTrue(new String(r.body(), StandardCharsets.UTF_8).contains("Export.InvalidParameter"));
         }
-        HttpResponse<byte[]> partitions = http().get("json/traverse?" + q(t) + "&partitions=2&partition=0&since="
-                + enc(state));
-        assertEquals(400, partitions.statusCode());
         String otherDatabase = "00000000-0000-0000-0000-000000000000:1";
         HttpResponse<byte[]> other = http().get("json/traverse?" + q(t) + "&since=" + enc(otherDatabase));
         assertEquals(410, other.statusCode());
         assertTrue(new String(other.body(), StandardCharsets.UTF_8).contains("Export.DeltaUnavailable"));
+    }
+
+    /** A delta stream's records in order, as kind and id ({@code n:}, {@code r:}, {@code -n:}, {@code -r:}). */
+    private static List<String> sequence(Format f, byte[] body, int partition, int partitions) throws IOException {
+        List<String> records = new ArrayList<>();
+        try (ExportReader reader = ExportReader.open(f, new ByteArrayInputStream(body))) {
+            assertEquals(partition, reader.header().partition(), f + ": the header names its partition");
+            assertEquals(partitions, reader.header().partitions(), f + ": and how many there are");
+            long full = 0;
+            for (ExportRecord rec; (rec = reader.next()) != null; ) {
+                if (rec instanceof ExportNode n) {
+                    records.add("n:" + n.id());
+                    full++;
+                } else if (rec instanceof ExportRelationship rel) {
+                    records.add("r:" + rel.id());
+                    full++;
+                } else if (rec instanceof ExportLeft left) {
+                    records.add((left.node() ? "-n:" : "-r:") + left.id());
+                } else if (rec instanceof ExportEnd end) {
+                    assertEquals(full, end.nodes() + end.relationships(), f + ": the end record counts this partition's");
+                }
+            }
+        }
+        return records;
+    }
+
+    @Test
+    void aPartitionedDeltaDealsTheSingleDeltaStreamInBlocks() throws IOException {
+        Map<String, String> t = tree();
+        Map<Format, Subgraph> before = exports(q(t));
+        // enough records for several blocks of 256: 300 new Objects under a1, each with a Structure (1,200 joined
+        // records), a2's Structure detached (one node, one relationship left), b changed
+        write(tx -> {
+            Node a1 = node(tx, t.get("a1"));
+            for (int i = 0; i < 300; i++) {
+                Node c = tx.createNode(OBJECT);
+                c.setProperty("name", "c" + i);
+                a1.createRelationshipTo(c, FixtureGraph.CHILDREN);
+                Node s = tx.createNode(STRUCTURE);
+                s.setProperty("of", "c" + i);
+                c.createRelationshipTo(s, FixtureGraph.PROPERTY);
+            }
+            for (Relationship r : node(tx, t.get("a2")).getRelationships()) {
+                if (r.isType(FixtureGraph.PROPERTY)) r.delete();
+            }
+            node(tx, t.get("b")).setProperty("size", 99L);
+        });
+        for (Format f : FORMATS) {
+            String since = enc(before.get(f).header().state());
+            HttpResponse<byte[]> single = http().get(f.pathSegment() + "/traverse?" + q(t) + "&since=" + since);
+            assertEquals(200, single.statusCode(), () -> new String(single.body(), StandardCharsets.UTF_8));
+            List<String> whole = sequence(f, single.body(), 0, 1);
+            assertEquals(1203, whole.size(), f + ": 1,200 joined, b changed, a2's Structure and its relationship left");
+            for (int n : new int[] {2, 3, 7}) {
+                List<List<String>> parts = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    HttpResponse<byte[]> r = http().get(f.pathSegment() + "/traverse?" + q(t) + "&since=" + since
+                            + "&partitions=" + n + "&partition=" + i);
+                    assertEquals(200, r.statusCode(), () -> new String(r.body(), StandardCharsets.UTF_8));
+                    assertEquals(single.headers().firstValue(ExportStates.HEADER), r.headers().firstValue(ExportStates.HEADER));
+                    parts.add(sequence(f, r.body(), i, n));
+                }
+                // taking 256 records from each partition in turn gives back the single delta stream
+                List<String> dealt = new ArrayList<>();
+                int[] at = new int[n];
+                for (int i = 0; dealt.size() < whole.size(); i = (i + 1) % n) {
+                    List<String> p = parts.get(i);
+                    int to = Math.min(p.size(), at[i] + 256);
+                    if (at[i] >= to) break;
+                    dealt.addAll(p.subList(at[i], to));
+                    at[i] = to;
+                }
+                assertEquals(whole, dealt, f + ", " + n + " partitions");
+                for (int i = 0; i < n; i++) assertEquals(parts.get(i).size(), at[i], f + ": partition " + i + " used up");
+            }
+        }
     }
 
     @Test
