@@ -105,3 +105,25 @@ def test_a_stream_cut_anywhere_raises(golden, name):
     for cut in sorted({1, 7, 8, 100, len(data) // 3, len(data) // 2, len(data) - 100, len(data) - 9, len(data) - 1}):
         with pytest.raises(sx.TruncatedStreamError):
             sx.read_stream(io.BytesIO(data[:cut]))
+
+
+def test_the_delta_example_reads_with_pyarrow_and_the_package(golden):
+    """docs/wire-format.md section 5's delta example in arrow (section 7.6): since in the schema metadata, the left
+    groups as children 2 and 3, and read_delta's tables and left ids."""
+    data = (golden / "arrow-delta.arrow").read_bytes()
+    reader = pa.ipc.open_stream(data)
+    assert reader.schema.metadata[b"subgraph.since"] == b"db:42"
+    assert reader.schema.metadata[b"subgraph.state"] == b"db:45"
+    union = reader.schema.field(0).type
+    assert [union.field(i).metadata[b"subgraph.kind"] for i in range(4)] == [
+        b"node", b"relationship", b"left_node", b"left_relationship"]
+    with pytest.raises(sx.ExportError):
+        sx.read_stream(io.BytesIO(data))
+    delta = sx.ExportStream(io.BytesIO(data)).read_delta()
+    assert delta.header.since == "db:42" and delta.header.state == "db:45"
+    assert delta.summary == sx.Summary(1, 1, False, "db:45")
+    assert delta.nodes.select(["element_id", "labels", "name", "age"]).to_pylist() == [
+        {"element_id": "4:db:1", "labels": ["Person"], "name": "Bob", "age": -4}]
+    assert delta.relationships.select(["element_id", "type", "source_element_id", "target_element_id"]).to_pylist() == [
+        {"element_id": "5:db:8", "type": "KNOWS", "source_element_id": "4:db:0", "target_element_id": "4:db:1"}]
+    assert delta.left_nodes.to_pylist() == [] and delta.left_relationships.to_pylist() == ["5:db:7"]

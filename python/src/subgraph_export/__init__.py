@@ -7,13 +7,13 @@
 
 from ._endpoints import cypher, open_cypher, open_traverse, traverse
 from ._errors import ExportError, ExportFailedError, ExportRequestError, TruncatedStreamError
-from ._export import Export, Header, Summary
+from ._export import Delta, Export, Header, Summary
 from ._partitions import PartitionFailedError, StateChangedError, read_partitioned
 from ._stream import ExportStream, read_stream
 from ._tables import split
 
 __all__ = [
-    "Export", "ExportError", "ExportFailedError", "ExportRequestError", "ExportStream", "Header", "Summary",
+    "Delta", "Export", "ExportError", "ExportFailedError", "ExportRequestError", "ExportStream", "Header", "Summary",
     "TruncatedStreamError", "cypher", "open_cypher", "open_traverse", "read_stream", "split", "traverse",
     "PartitionFailedError", "StateChangedError", "read_partitioned",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import urllib.parse
+from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from ._export import Export
@@ -41,7 +42,20 @@ def open_traverse(url: str, root: Optional[str] = None, *, label: Optional[str] 
     endpoint = _traverse_endpoint(url, root, label=label, key=key, value=value, expand=expand, attach=attach,
                                   max_depth=max_depth, limit=limit, db=db, timeout=timeout, mount=mount,
                                   partitions=partitions, partition=partition, state=state)
-    return ExportStream(_open(endpoint, None, auth, http_timeout, busy_wait), progress)
+    stream = ExportStream(_open(endpoint, None, auth, http_timeout, busy_wait), progress)
+    if partitions is None and partition is None and state is None:
+        stream.source = Source(endpoint, auth, http_timeout, busy_wait)
+    return stream
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a whole traverse export was read from: :meth:`Export.refresh` asks it again, with ``since``."""
+
+    endpoint: str
+    auth: Auth
+    http_timeout: Optional[float]
+    busy_wait: float
 
 
 def _traverse_endpoint(url: str, root: Optional[str], *, label: Optional[str] = None, key: Optional[str] = None,

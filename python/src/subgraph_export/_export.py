@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
@@ -33,6 +33,9 @@ class Header:
     state: str = ""
     partition: int = 0
     partitions: int = 1
+    since: str = ""
+    """A delta stream's earlier state (the ``since=`` it answers, docs/wire-format.md section 1.4); empty for an
+    export."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,21 @@ class Summary:
     relationships: int
     truncated: bool
     state: str = ""
+
+@dataclass
+class Delta:
+    """A delta stream read whole (``since=``, docs/wire-format.md section 1.4): ``nodes`` and ``relationships`` that
+    joined or changed since ``header.since`` (tables as :class:`Export` has them), and the element ids of the nodes
+    and relationships that left (``left_nodes``, ``left_relationships``: string arrays). :meth:`Export.refresh`
+    applies one."""
+
+    header: Header
+    summary: Summary
+    nodes: pa.Table
+    relationships: pa.Table
+    left_nodes: pa.ChunkedArray
+    left_relationships: pa.ChunkedArray
+
 
 @dataclass
 class Export:
@@ -64,6 +82,21 @@ class Export:
     summary: Summary
     nodes: pa.Table
     relationships: pa.Table
+    source: Optional[Any] = field(default=None, repr=False, compare=False)
+    """Where the export was read from (set by :func:`traverse`): what :meth:`refresh` asks again."""
+
+    def refresh(self) -> "Export":
+        """This export as it is now on the server, as a new Export (tables included): only what changed since this
+        export's :attr:`state` (a delta stream, ``since=``: docs/wire-format.md section 1.4) applied to its tables, or
+        the whole export read again when the server cannot answer a delta exactly (``410 Export.DeltaUnavailable``,
+        or that error record), when commits fell inside three deltas in a row, or when this export has no state.
+        Only for exports read by :func:`traverse` without ``partitions``. Rows that stayed keep their order, new and
+        changed rows come after them; a property column keeps this export's name for its key and type (a key with
+        several types may name its columns otherwise than a fresh export would: the field metadata ``subgraph.key``
+        and ``subgraph.type`` say which). Raises as :func:`traverse`."""
+        from ._delta import refresh
+
+        return refresh(self)
 
     @property
     def state(self) -> str:

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Iterator, Optional, Tuple, Unio
 
 import pyarrow as pa
 
-from ._errors import ExportFailedError, TruncatedStreamError
-from ._export import Export, Header, Summary
-from ._tables import _combine, _groups, split
+from ._errors import ExportError, ExportFailedError, TruncatedStreamError
+from ._export import Delta, Export, Header, Summary
+from ._tables import LEFT, _combine, _groups, split
 
 if TYPE_CHECKING:  # pragma: no cover
     from tqdm import tqdm
@@ -38,12 +38,13 @@ class ExportStream:
             self.header = Header(meta["subgraph.database"], meta["subgraph.root"], meta["subgraph.node_id_prefix"],
                                  meta["subgraph.relationship_id_prefix"], int(meta["subgraph.version"]),
                                  meta.get("subgraph.state", ""), int(meta.get("subgraph.partition", 0)),
-                                 int(meta.get("subgraph.partitions", 1)))
+                                 int(meta.get("subgraph.partitions", 1)), meta.get("subgraph.since", ""))
         except KeyError as e:
             body.close()
             raise TruncatedStreamError(f"the schema has no subgraph header metadata ({e})") from e
         self.schema: pa.Schema = self._reader.schema
         self.summary: Optional[Summary] = None
+        self.source: Optional[Any] = None  # what Export.refresh asks again (set by open_traverse)
         self._rows = 0
         self._bar = _progress_bar() if progress else None
 
@@ -98,7 +99,23 @@ class ExportStream:
 
     def read(self) -> "Export":
         """Reads the whole stream into an :class:`Export`, then closes it. Each batch is split as it arrives, while
-        the server makes the next one."""
+        the server makes the next one. A delta stream is read by :meth:`read_delta`."""
+        if self.header.since:
+            self.close()
+            raise ExportError("a delta stream (since=): read it with read_delta(), or use Export.refresh()")
+        export, _ = self._read()
+        return export
+
+    def read_delta(self) -> "Delta":
+        """Reads a whole delta stream (docs/wire-format.md section 1.4), then closes it: the nodes and relationships
+        that joined or changed, as an Export's tables, and the element ids of those that left."""
+        if not self.header.since:
+            self.close()
+            raise ExportError("not a delta stream: its header names no since")
+        export, left = self._read()
+        return Delta(export.header, export.summary, export.nodes, export.relationships, left[0], left[1])
+
+    def _read(self) -> "Tuple[Export, Tuple[pa.ChunkedArray, pa.ChunkedArray]]":
         with self:
             by_group = {kind: [[t] for t in tables] for kind, tables in _groups(self.schema, [], self.header).items()}
             for batch in self:
@@ -113,7 +130,9 @@ class ExportStream:
                 raise TruncatedStreamError(
                     f"the end record counts {self.summary.nodes} nodes and {self.summary.relationships} relationships,"
                     f" the stream held {nodes.num_rows} and {relationships.num_rows}")
-            return Export(self.header, self.summary, nodes, relationships)
+            left = tuple(pa.chunked_array([t.column("element_id") for group in by_group.get(kind, []) for t in group],
+                                          type=pa.string()) for kind in LEFT)
+            return Export(self.header, self.summary, nodes, relationships, self.source), (left[0], left[1])
 
 
 def read_stream(body: BinaryIO, progress: bool = False) -> Export:

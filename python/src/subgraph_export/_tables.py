@@ -12,6 +12,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._export import Header
 
 EXTRA = "extra_properties"
+LEFT = (b"left_node", b"left_relationship")
+"""The kinds of a delta stream's two groups of ids that left: nodes, relationships."""
 NODE_COLUMNS = ("element_id", "id", "labels")
 RELATIONSHIP_COLUMNS = ("element_id", "id", "type", "source", "target", "source_element_id", "target_element_id")
 
@@ -32,12 +34,17 @@ def _groups(schema: pa.Schema, chunks: List[pa.Array], header: Header) -> Dict[b
     columns, by kind. (Empty arrays are left out by the callers: pyarrow reads them with null buffers.)"""
     union = schema.field(0).type
     parts: Dict[bytes, List[pa.Table]] = {b"node": [], b"relationship": []}
+    if any(union.field(i).metadata[b"subgraph.kind"] in LEFT for i in range(union.num_fields)):
+        parts.update({kind: [] for kind in LEFT})
     for i in range(union.num_fields):
         group = union.field(i)
         kind = group.metadata[b"subgraph.kind"]
         part = pa.Table.from_batches([pa.RecordBatch.from_struct_array(c.field(i)) for c in chunks],
                                      schema=pa.schema(list(group.type)))
-        if kind == b"node":
+        if kind in LEFT:  # a delta stream's ids that left (docs/wire-format.md section 7.6)
+            prefix = header.node_id_prefix if kind == LEFT[0] else header.relationship_id_prefix
+            derived = {"element_id": _element_ids(prefix, part.column("id"))}
+        elif kind == b"node":
             derived = {"element_id": _element_ids(header.node_id_prefix, part.column("id"))}
         else:
             derived = {"element_id": _element_ids(header.relationship_id_prefix, part.column("id")),

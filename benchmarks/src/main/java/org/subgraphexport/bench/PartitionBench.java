@@ -171,7 +171,7 @@ public final class PartitionBench {
     }
 
     /** CPU time of every live Java thread that is not the client's, by thread id. */
-    private static Map<Long, Long> serverCpu() {
+    static Map<Long, Long> serverCpu() {
         Map<Long, Long> cpu = new HashMap<>();
         for (ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
             if (info == null || info.getThreadName().startsWith("bench-client-")
@@ -184,7 +184,7 @@ public final class PartitionBench {
         return cpu;
     }
 
-    private static long delta(Map<Long, Long> before, Map<Long, Long> after) {
+    static long delta(Map<Long, Long> before, Map<Long, Long> after) {
         long sum = 0;
         for (Map.Entry<Long, Long> e : after.entrySet()) {
             sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);

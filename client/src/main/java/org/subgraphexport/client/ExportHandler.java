@@ -47,6 +47,12 @@ public interface ExportHandler {
     /** A relationship record begins: its properties follow. {@code start} and {@code end} are node ids. */
     default void relationship(ElementId id, String type, ElementId start, ElementId end) {}
 
+    /** Delta streams: a node of the earlier export that is not in this one. */
+    default void leftNode(ElementId id) {}
+
+    /** Delta streams: a relationship of the earlier export that is not in this one. */
+    default void leftRelationship(ElementId id) {}
+
     /** A property of the current node or relationship: the next value call is its value. */
     default void property(String key) {}
 

@@ -36,7 +36,7 @@ import org.subgraphexport.wire.Format;
  */
 public interface ExportParser extends AutoCloseable {
     /** What {@link #next} decoded. */
-    enum Kind { COLUMNS, NODE, RELATIONSHIP, ROW, END }
+    enum Kind { COLUMNS, NODE, RELATIONSHIP, ROW, END, /** a delta stream's id that left */ LEFT }
 
     /** The stream's header record, read when the parser was opened. */
     ExportHeader header();

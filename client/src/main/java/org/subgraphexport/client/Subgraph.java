@@ -72,10 +72,21 @@ public record Subgraph(ExportHeader header, Map<String, ExportNode> nodes,
                 rows.add(row);
             } else if (r instanceof ExportEnd end) {
                 return new Subgraph(reader.header(), nodes, relationships, end, columns, rows);
+            } else if (r instanceof ExportLeft) {
+                throw new IllegalArgumentException("a delta stream is applied to an export: Delta.apply");
             } else {  // ExportHeader: ExportRecord is sealed
                 throw new CorruptStreamException("a second header record");
             }
         }
+    }
+
+    /**
+     * This export as it is now on the server, read from {@code export} (the {@code traverse} URL this export was read
+     * from, without {@code since}): only what changed since this export's state, applied to a copy of it, or the whole
+     * export again when the server cannot answer that exactly ({@link Delta#refresh}).
+     */
+    public Subgraph refresh(java.net.http.HttpClient http, java.net.URI export) throws IOException {
+        return Delta.refresh(http, export, this);
     }
 
     /**

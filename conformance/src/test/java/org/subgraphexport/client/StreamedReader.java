@@ -82,6 +82,7 @@ final class StreamedReader implements ExportReader, ExportHandler {
                 yield new ExportRow((List<Object>) open.pop());
             }
             case END -> withState(endRecord, parser.end());
+            case LEFT -> new org.subgraphexport.client.ExportLeft(id, leftNode);
         };
     }
 
@@ -115,6 +116,20 @@ final class StreamedReader implements ExportReader, ExportHandler {
             assertEquals(0, id.number());
         }
         return text;
+    }
+
+    private boolean leftNode;
+
+    @Override
+    public void leftNode(ElementId id) {
+        this.id = checked(id, nodePrefixes);
+        leftNode = true;
+    }
+
+    @Override
+    public void leftRelationship(ElementId id) {
+        this.id = checked(id, relationshipPrefixes);
+        leftNode = false;
     }
 
     @Override

@@ -36,6 +36,16 @@ class ArrowWriterTest {
         compare("arrow-fallback", fallbackStream());
     }
 
+    /**
+     * docs/wire-format.md section 5's delta example in arrow (pinned as {@code arrow-delta.arrow}, read by pyarrow in
+     * python/tests/test_golden.py): {@code subgraph.since} in the schema metadata, the groups {@code left:node} and
+     * {@code left:relationship} as the union's children 2 and 3.
+     */
+    @Test
+    void deltaStreamMatchesItsGoldenFile() throws IOException {
+        compare("arrow-delta", WorkedExampleTest.delta(Format.ARROW));
+    }
+
     @Test
     void errorStreamMatchesItsGoldenFile() throws IOException {
         compare("arrow-error", errorStream());

@@ -1,6 +1,7 @@
 package org.subgraphexport.encode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -47,6 +48,66 @@ class WorkedExampleTest {
         w.end(2, 1, false, STATE);
         w.finish();
         return out.toByteArray();
+    }
+
+    /**
+     * Section 5's delta example: since {@code db:42}, at {@code db:45}, node 1 changed ({@code age} -4), relationship 8
+     * joined, relationship 7 left.
+     */
+    static byte[] delta(Format format) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = Encoders.open(format, out);
+        w.header(new Header("neo4j", "4:db:0", "4:db:", "5:db:", "db:45", 0, 1, STATE), tokens());
+        w.beginNode(1, new int[] {0}, 1);
+        w.property(0);
+        w.writeString("Bob");
+        w.property(1);
+        w.writeInt(-4);
+        w.endNode();
+        w.beginRelationship(8, 0, 0, 1);
+        w.endRelationship();
+        w.leftRelationship(7);
+        w.end(1, 1, false, "db:45");
+        w.finish();
+        return out.toByteArray();
+    }
+
+    @Test
+    void deltaKryo() throws IOException {
+        String kryo = HexFormat.of().formatHex(delta(Format.KRYO));
+        assertEquals("53475802" + "01" + "056e656f346a" + "06343a64623a30" + "05343a64623a" + "05353a64623a"
+                + "0564623a3435" + "00" + "01"
+                + "08" + "0564623a3432"
+                + "02" + "01" + "01" + "0006506572736f6e" + "0100046e616d65" + "0903426f62" + "010103616765" + "0407"
+                + "00"
+                + "0308" + "00054b4e4f5753" + "0001" + "00"
+                + "0a07"
+                + "04010100" + "0564623a3435", kryo);
+        assertEquals(101, kryo.length() / 2);
+    }
+
+    @Test
+    void deltaJson() throws IOException {
+        String json = new String(delta(Format.JSON), StandardCharsets.UTF_8);
+        assertEquals("[{\"record\":\"header\",\"version\":2,\"database\":\"neo4j\",\"root\":\"4:db:0\",\"state\":\"db:45\","
+                + "\"partition\":0,\"partitions\":1,\"since\":\"db:42\"},{\"record\":\"node\",\"id\":\"4:db:1\",\"labels\":"
+                + "[\"Person\"],\"properties\":{\"name\":\"Bob\",\"age\":{\"int\":-4}}},{\"record\":\"relationship\","
+                + "\"id\":\"5:db:8\",\"type\":\"KNOWS\",\"start\":\"4:db:0\",\"end\":\"4:db:1\",\"properties\":{}},"
+                + "{\"record\":\"left\",\"relationship\":\"5:db:7\"},"
+                + "{\"record\":\"end\",\"nodes\":1,\"relationships\":1,\"truncated\":false,\"state\":\"db:45\"}]", json);
+    }
+
+    @Test
+    void deltaBsonHeaderAndLeft() throws IOException {
+        String bson = HexFormat.of().formatHex(delta(Format.BSON));
+        String header = "8b000000" + "027265636f7264000700000068656164657200" + "1076657273696f6e0002000000"
+                + "02646174616261736500060000006e656f346a00" + "02726f6f740007000000343a64623a3000"
+                + "027374617465000600000064623a343500" + "10706172746974696f6e0000000000"
+                + "10706172746974696f6e730001000000" + "0273696e6365000600000064623a343200" + "00";
+        String left = "2f000000" + "027265636f726400050000006c65667400"
+                + "0272656c6174696f6e736869700007000000353a64623a3700" + "00";
+        assertEquals(header, bson.substring(0, header.length()));
+        assertTrue(bson.contains(left), bson);
     }
 
     private static TokenNames tokens() {

@@ -133,4 +133,13 @@ public final class ExportSettings implements SettingsDeclaration {
                     "server.subgraph_export.partition_share_size", BYTES, 64L << 20)
             .addConstraint(min(0L))
             .build();
+
+    @Description("Heap kept per database for delta exports (since=): the ids of what each committed transaction "
+            + "created, changed or deleted, 8 bytes an id (32 a created or deleted relationship) and 64 a transaction. "
+            + "When full, the oldest transactions go, and deltas since a state before them answer 410 "
+            + "Export.DeltaUnavailable. 0: no journal, every delta answers 410.")
+    public static final Setting<Long> DELTA_JOURNAL_SIZE = SettingImpl.newBuilder(
+                    "server.subgraph_export.delta_journal_size", BYTES, 16L << 20)
+            .addConstraint(min(0L))
+            .build();
 }

@@ -68,6 +68,8 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     private static final int CHECK_ROWS = 256, CHECK_BYTES = 256 << 10;
     /** Union type ids are below 128: groups beyond this many (the catch-alls included) use the catch-alls. */
     private static final int MAX_GROUPS = 127;
+    /** Record kinds of a delta stream's two groups of ids that left (children 2 and 3 of the union). */
+    private static final int LEFT_NODE = 3, LEFT_RELATIONSHIP = 4;
 
     /** A property column: the key and value code it holds, and the column. */
     private record PropertyColumn(int key, int code, ArrowColumn column) {}
@@ -89,9 +91,17 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
             this.record = record;
             this.child = child;
             id = int64(Arrow.ID, null);
-            extra = new Variable(Arrow.EXTRA, null, true);
             List<ArrowColumn> columns = new ArrayList<>();
             columns.add(id);
+            if (record == LEFT_NODE || record == LEFT_RELATIONSHIP) {  // a delta stream's ids that left: id only
+                labels = null;
+                type = source = target = null;
+                extra = null;
+                struct = new Struct(name, Map.of(Arrow.META_KIND,
+                        record == LEFT_NODE ? Arrow.LEFT_NODE : Arrow.LEFT_RELATIONSHIP), columns);
+                return;
+            }
+            extra = new Variable(Arrow.EXTRA, null, true);
             if (record == NODE) {
                 labels = new ListColumn(Arrow.LABELS, null,
                         new Fixed("item", null, 4, ArrowColumn.T_UTF8, new FlatBuffer.Table(), LABEL_DICTIONARY));
@@ -165,6 +175,8 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     };
     /** The group of the record being written; the last node group and its label set, for the next node. */
     private Group current, lastNodeGroup;
+    /** A delta stream's groups of ids that left; null otherwise. */
+    private Group leftNodes, leftRelationships;
     /** The groups of nodes with exactly one label, by its dictionary index: most nodes, found without hashing. */
     private Group[] singleLabelGroups = new Group[16];
     private final LabelSet probe = new LabelSet(new int[8], 0);
@@ -217,8 +229,12 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
 
     @Override
     public void header(Header header, TokenNames tokens) throws IOException {
-        beginHeader(tokens);
+        beginHeader(tokens, header);
         this.header = header;
+        if (header.delta()) {  // declared in every delta stream's schema, right after the catch-alls
+            leftNodes = newGroup(LEFT_NODE, "left:" + Arrow.NODE);
+            leftRelationships = newGroup(LEFT_RELATIONSHIP, "left:" + Arrow.RELATIONSHIP);
+        }
         json = JsonGraphWriter.json(jsonSpill);
         json.header(new Header("", "", "", ""), tokens);
         resetJson();
@@ -272,6 +288,20 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         this.key = key;
     }
 
+    @Override
+    public void leftNode(long id) throws IOException {
+        beginLeftRecord("leftNode()");
+        startRow(leftNodes).id.int64(id);
+        rowComplete();
+    }
+
+    @Override
+    public void leftRelationship(long id) throws IOException {
+        beginLeftRecord("leftRelationship()");
+        startRow(leftRelationships).id.int64(id);
+        rowComplete();
+    }
+
     /** A row of {@code g} begins: the union's entry, the struct's. */
     private Group startRow(Group g) {
         element.row(g.child, g.rows());
@@ -294,7 +324,9 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
             unchecked += end - start;
             resetJson();
         }
-        g.extra.padTo(g.rows());
+        if (g.extra != null) {
+            g.extra.padTo(g.rows());
+        }
         rowOpen = false;
         batchRows++;
         if (batchRows >= batchLimit
@@ -547,6 +579,9 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         meta.put(Arrow.META_STATE, WireText.wellFormed(header.state()));
         meta.put(Arrow.META_PARTITION, Integer.toString(header.partition()));
         meta.put(Arrow.META_PARTITIONS, Integer.toString(header.partitions()));
+        if (header.delta()) {
+            meta.put(Arrow.META_SINCE, WireText.wellFormed(header.since()));
+        }
         FlatBuffer.Table schema = new FlatBuffer.Table()
                 .int16(0, 0)                                       // endianness: little
                 .child(1, List.of(field(element, false)))          // fields

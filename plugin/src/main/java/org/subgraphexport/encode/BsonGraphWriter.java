@@ -67,6 +67,9 @@ public final class BsonGraphWriter extends ByteRecordWriter {
             STATE = template().name(STRING, Wire.Json.STATE).bytes(),
             PARTITION = template().name(INT32, Wire.Json.PARTITION).bytes(),
             PARTITIONS = template().name(INT32, Wire.Json.PARTITIONS).bytes(),
+            SINCE = template().name(STRING, Wire.Json.SINCE).bytes(),
+            LEFT_NODE = record(Wire.Json.R_LEFT).name(STRING, Wire.Json.NODE_REF).bytes(),
+            LEFT_RELATIONSHIP = record(Wire.Json.R_LEFT).name(STRING, Wire.Json.RELATIONSHIP_REF).bytes(),
             NODE_START = record(Wire.Json.R_NODE).name(STRING, Wire.Json.ID).bytes(),
             LABELS_START = template().name(ARRAY, Wire.Json.LABELS).length().bytes(),
             PROPERTIES_START = template().name(DOCUMENT, Wire.Json.PROPERTIES).length().bytes(),
@@ -148,7 +151,7 @@ public final class BsonGraphWriter extends ByteRecordWriter {
 
     @Override
     public void header(Header header, TokenNames tokens) throws IOException {
-        beginHeader(tokens);
+        beginHeader(tokens, header);
         nodeIdPrefix = template().utf8(header.nodeIdPrefix()).bytes();
         relIdPrefix = template().utf8(header.relIdPrefix()).bytes();
         out.append(HEADER_START);
@@ -162,8 +165,30 @@ public final class BsonGraphWriter extends ByteRecordWriter {
         out.int32le(header.partition());
         out.put(PARTITIONS);
         out.int32le(header.partitions());
+        if (header.delta()) {  // delta streams only: the earlier state
+            out.append(SINCE);
+            string(header.since(), 1);
+        }
         close(committed);
         endHeader();
+    }
+
+    @Override
+    public void leftNode(long id) throws IOException {
+        beginLeftRecord("leftNode()");
+        out.append(LEFT_NODE);
+        id(nodeIdPrefix, id, 1);
+        close(committed);
+        endRecord();
+    }
+
+    @Override
+    public void leftRelationship(long id) throws IOException {
+        beginLeftRecord("leftRelationship()");
+        out.append(LEFT_RELATIONSHIP);
+        id(relIdPrefix, id, 1);
+        close(committed);
+        endRecord();
     }
 
     @Override

@@ -83,6 +83,23 @@ abstract sealed class ByteRecordWriter implements GraphWriter
 
     // ---- records ------------------------------------------------------------------------------------------
 
+    /** Whether this is a delta stream ({@link org.subgraphexport.wire.Header#delta()}): left records may come. */
+    boolean delta;
+
+    /** As {@link #beginHeader(TokenNames)}, for a stream with this header (a delta stream or not). */
+    final void beginHeader(TokenNames tokens, org.subgraphexport.wire.Header header) {
+        beginHeader(tokens);
+        delta = header.delta();
+    }
+
+    /** Checks that a left record ({@code leftNode}, {@code leftRelationship}) may come here: a delta stream, between records. */
+    final void beginLeftRecord(String call) {
+        if (!delta) {
+            throw new IllegalStateException(call + " in a stream that is not a delta");
+        }
+        beginRecord(call);
+    }
+
     /** Starts {@link #header}: checks it comes once, and drops what a header() that threw half-way wrote. */
     final void beginHeader(TokenNames tokens) {
         if (started || finished) {

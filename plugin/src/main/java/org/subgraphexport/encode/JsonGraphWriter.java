@@ -93,6 +93,9 @@ public final class JsonGraphWriter extends ByteRecordWriter {
             HEADER_START = ascii("[{\"record\":\"header\",\"version\":" + Wire.VERSION + ",\"database\":"),
             ROOT = ascii(",\"root\":"), STATE = ascii(",\"state\":"), PARTITION = ascii(",\"partition\":"),
             PARTITIONS = ascii(",\"partitions\":"),
+            SINCE = ascii(",\"since\":"),
+            LEFT_NODE = ascii(",{\"record\":\"left\",\"node\":"),
+            LEFT_RELATIONSHIP = ascii(",{\"record\":\"left\",\"relationship\":"),
             COLUMNS_START = ascii(",{\"record\":\"columns\",\"names\":["),
             ROW_START = ascii(",{\"record\":\"row\",\"values\":["),
             END_START = ascii(",{\"record\":\"end\",\"nodes\":"),
@@ -156,7 +159,7 @@ public final class JsonGraphWriter extends ByteRecordWriter {
 
     @Override
     public void header(Header header, TokenNames tokens) throws IOException {
-        beginHeader(tokens);
+        beginHeader(tokens, header);
         nodeIdPrefix = header.nodeIdPrefix();  // as it is: an unpaired surrogate in it is escaped, not replaced
         relIdPrefix = header.relIdPrefix();
         nodeIdBytes = rawIdPrefix(nodeIdPrefix);
@@ -172,8 +175,32 @@ public final class JsonGraphWriter extends ByteRecordWriter {
         out.decimal(header.partition());
         out.put(PARTITIONS);
         out.decimal(header.partitions());
+        if (header.delta()) {  // delta streams only: the earlier state
+            out.append(SINCE);
+            string(WireText.wellFormed(header.since()), 1);
+        }
         out.put('}');
         endHeader();
+    }
+
+    @Override
+    public void leftNode(long id) throws IOException {
+        beginLeftRecord("leftNode()");
+        out.append(LEFT_NODE);
+        nodeId(id);
+        out.require(1);
+        out.put('}');
+        endRecord();
+    }
+
+    @Override
+    public void leftRelationship(long id) throws IOException {
+        beginLeftRecord("leftRelationship()");
+        out.append(LEFT_RELATIONSHIP);
+        relationshipId(id);
+        out.require(1);
+        out.put('}');
+        endRecord();
     }
 
     @Override

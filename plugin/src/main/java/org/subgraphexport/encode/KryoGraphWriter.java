@@ -51,7 +51,7 @@ public final class KryoGraphWriter extends ByteRecordWriter {
 
     @Override
     public void header(Header header, TokenNames tokens) throws IOException {
-        beginHeader(tokens);
+        beginHeader(tokens, header);
         WireBuffer o = out;
         o.require(5);
         o.put(Wire.MAGIC_0, Wire.MAGIC_1);                 // 'S' 'G'
@@ -65,7 +65,30 @@ public final class KryoGraphWriter extends ByteRecordWriter {
         o.require(2 * 5);
         o.varInt(header.partition());                      // partition
         o.varInt(header.partitions());                     // of partitions
+        if (header.delta()) {
+            o.put(Wire.DELTA);                             // delta record tag (delta streams only)
+            o.kryoString(header.since());                  // the earlier state
+        }
         endHeader();
+    }
+
+    @Override
+    public void leftNode(long id) throws IOException {
+        left("leftNode()", Wire.LEFT_NODE, id);
+    }
+
+    @Override
+    public void leftRelationship(long id) throws IOException {
+        left("leftRelationship()", Wire.LEFT_RELATIONSHIP, id);
+    }
+
+    private void left(String call, int tag, long id) throws IOException {
+        beginLeftRecord(call);
+        WireBuffer o = out;
+        o.require(1 + WireBuffer.MAX_VARLONG);
+        o.put(tag);                                        // record tag
+        o.varLong(id);                                     // id
+        endRecord();
     }
 
     @Override

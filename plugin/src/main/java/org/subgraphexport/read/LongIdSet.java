@@ -101,6 +101,20 @@ final class LongIdSet {
         }
     }
 
+    /** Calls {@code action} with every id in the set, in no particular order. */
+    void forEach(java.util.function.LongConsumer action) {
+        pages.forEachKeyValue((index, page) -> {
+            for (int w = 0; w < page.length; w++) {
+                for (long bits = page[w]; bits != 0; bits &= bits - 1) {
+                    action.accept((index << PAGE_BITS) | ((long) w << 6) | Long.numberOfTrailingZeros(bits));
+                }
+            }
+        });
+        for (long v : table) {
+            if (v != EMPTY) action.accept(v);
+        }
+    }
+
     /** Heap this set holds now, in bytes (what it has counted in the memory tracker). */
     long heapBytes() {
         return tracked;

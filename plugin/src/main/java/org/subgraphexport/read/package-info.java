@@ -12,5 +12,10 @@
  * <p>A traverse can also be cut into partitions ({@link org.subgraphexport.read.Partition}); partitions of one export
  * that run at the same time share one walk of the topology ({@link org.subgraphexport.read.SharedWalks}, one registry
  * per DBMS), each still writing exactly its own share.
+ *
+ * <p>Delta exports ({@link org.subgraphexport.read.DeltaExport}, {@code since=}): a
+ * {@link org.subgraphexport.read.ChangeJournal} per database (Neo4j's public transaction event listener, ids only,
+ * bounded) says what changed since a state; {@link org.subgraphexport.read.TopologyWalk} walks today's topology, or
+ * the earlier one with the journal's relationship changes undone, deciding ids only.
  */
 package org.subgraphexport.read;

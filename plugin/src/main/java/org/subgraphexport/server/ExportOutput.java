@@ -185,6 +185,9 @@ final class ExportOutput implements StreamingOutput {
             if (c instanceof ExportState.Changed changed) {
                 return changed.code();
             }
+            if (c instanceof org.subgraphexport.read.ChangeJournal.Unavailable unavailable) {
+                return unavailable.code();
+            }
             if (c instanceof Status.HasStatus s) {
                 return s.status().code().serialize();
             }

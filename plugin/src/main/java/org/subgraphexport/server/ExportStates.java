@@ -6,6 +6,7 @@ import javax.ws.rs.core.Response;
 import org.neo4j.configuration.Config;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.subgraphexport.config.ExportSettings;
+import org.subgraphexport.read.ChangeJournal;
 import org.subgraphexport.read.ExportState;
 import org.subgraphexport.read.Partition;
 
@@ -48,6 +49,50 @@ final class ExportStates {
             throw ApiError.badParameter("partition must be less than partitions (" + n + "), got " + i);
         }
         return new Partition((int) n, (int) i);
+    }
+
+    /**
+     * The earlier state a delta request ({@code since=}) is relative to, checked against the journal, or null for a
+     * whole export. 400 if it is not a state token, or names a state this database has not reached; 410 {@value ChangeJournal#UNAVAILABLE} if the journal cannot answer it exactly (a state of another
+     * database or from before a restart, or older than the journal remembers).
+     */
+    static String since(RequestParameters params, GraphDatabaseService db, String current,
+            ChangeJournal journal) {
+        String since = params.get("since");
+        if (since == null) {
+            return null;
+        }
+        var token = TOKEN.matcher(since);
+        if (!token.matches()) {
+            throw ApiError.badParameter("since must be the Subgraph-Export-State of an earlier export (<database id>:"
+                    + "<transaction>), got '" + RequestParameters.abbreviate(since) + "'");
+        }
+        String database = current.substring(0, current.indexOf(':'));
+        long tx;
+        try {
+            tx = Long.parseLong(token.group(2));
+        } catch (NumberFormatException e) {
+            throw ApiError.badParameter("since names transaction " + token.group(2) + ", beyond any transaction id");
+        }
+        if (!token.group(1).equals(database) || !journal.database().equals(database)) {
+            throw unavailable(current, "state " + since + " is not a state of the database '" + db.databaseName()
+                    + "' as it is now (" + database + "): another database, or one dropped and created again");
+        }
+        long now = Long.parseLong(current.substring(current.indexOf(':') + 1));
+        if (tx > now) {
+            throw ApiError.badParameter("since names transaction " + tx + ", but the database '" + db.databaseName()
+                    + "' has committed only up to " + now + " (" + current + ")");
+        }
+        if (tx < now && tx < journal.horizon()) {
+            throw unavailable(current, "the server remembers the changes after state " + database + ":"
+                    + journal.horizon() + " only (it restarted since " + since + ", or its change journal, "
+                    + ExportSettings.DELTA_JOURNAL_SIZE.name() + ", overflowed): read the whole export again");
+        }
+        return since;
+    }
+
+    private static ApiError unavailable(String current, String message) {
+        return new ApiError(Response.Status.GONE, ChangeJournal.UNAVAILABLE, message, Map.of(HEADER, current));
     }
 
     /**

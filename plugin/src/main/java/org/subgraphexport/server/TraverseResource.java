@@ -22,6 +22,8 @@ import org.neo4j.logging.Log;
 import org.neo4j.logging.LogProvider;
 import org.subgraphexport.config.ExportSettings;
 import org.subgraphexport.encode.ContentCoding;
+import org.subgraphexport.read.ChangeJournal;
+import org.subgraphexport.read.DeltaExport;
 import org.subgraphexport.read.ExportState;
 import org.subgraphexport.read.Partition;
 import org.subgraphexport.read.RelationshipFilter;
@@ -58,7 +60,7 @@ import org.subgraphexport.wire.Format;
 @Path("/{format}/traverse")
 public final class TraverseResource {
     static final Set<String> PARAMETERS = Set.of("root", "label", "key", "value", "expand", "attach", "maxDepth",
-            "limit", "db", "timeout", "partitions", "partition", "state");
+            "limit", "db", "timeout", "partitions", "partition", "state", "since");
 
     private final DatabaseManagementService dbms;
     private final Databases databases;
@@ -84,8 +86,11 @@ public final class TraverseResource {
         Partition partition = ExportStates.partition(params, config);
         Caller caller = Caller.of(httpRequest);
         GraphDatabaseService db = databases.require(params.get("db"));
+        // watching starts before the first state is handed out: every later state can be the base of a delta
+        ChangeJournal journal = ChangeJournal.of(dbms, db, config.get(ExportSettings.DELTA_JOURNAL_SIZE));
         String version = StoreState.version(db);
         String pinned = ExportStates.pinned(params, db, version);
+        String since = ExportStates.since(params, db, version, journal);
         long root = RootLookup.resolve(caller, db, params);
         AcceptEncoding.Choice choice = AcceptEncoding.negotiate(httpRequest, format, config);
 
@@ -93,6 +98,13 @@ public final class TraverseResource {
                 Long.toString(root), spec.expand().toString(), spec.attach().toString(),
                 Integer.toString(spec.maxDepth()), Long.toString(spec.limit()), Boolean.toString(spec.reportDepthCut()),
                 Integer.toString(partition.count()), Integer.toString(partition.index())};
+        if (since != null) {  // a delta is another representation: its own tag (a whole export's tag is unchanged);
+            // the partition stays last, so all but the last part name one partitioned delta (admission, below)
+            identity = Arrays.copyOf(identity, identity.length + 1);
+            identity[identity.length - 1] = identity[identity.length - 2];
+            identity[identity.length - 2] = identity[identity.length - 3];
+            identity[identity.length - 3] = "since=" + since;
+        }
         EntityTag identityTag = tag(identity, identity.length);
         httpResponse.setHeader(ExportStates.HEADER, version);
         EntityTag tag = ETags.of(identityTag, choice.preferred());
@@ -109,11 +121,12 @@ public final class TraverseResource {
         long cacheSize = config.get(ExportSettings.RESPONSE_CACHE_SIZE);
         ResponseCache cache = ResponseCache.of(dbms, cacheSize);
         ResponseCache.Directives directives = ResponseCache.Directives.of(httpRequest);
+        boolean rootByKey = !params.has("root");
         // a cached response is admitted as an export is: it holds a request thread while its client reads
         // the partitions of one export: the same request but for its partition (the tag of all but the last part)
         String export = partition.whole() ? null : tag(identity, identity.length - 1).getValue();
         ExportAdmission.Ticket ticket = ExportAdmission.of(dbms, log).admit(config, caller, httpRequest, export);
-        if (!directives.noCache()) {
+        if (!directives.noCache() && since == null) {
             Response hit = cached(ticket, cache, choice, identityTag, format);
             if (hit != null) return hit;
         }
@@ -125,9 +138,12 @@ public final class TraverseResource {
             httpResponse.setHeader(HttpHeaders.ETAG, ETags.of(identityTag, chosen).toString());
         });
         ExportOutput output = new ExportOutput(ticket, () -> caller.begin(db, limits.timeoutMillis()), format, coding,
-                (tx, out) -> TraverseExport.run(tx, root, spec, partition, config.get(ExportSettings.READ_THREADS),
-                        ExportState.of(db, pinned), walks, out), log);
-        if (cacheSize > 0 && !directives.noStore()) {
+                since != null
+                        ? (tx, out) -> DeltaExport.run(tx, root, spec, partition, ExportState.of(db, pinned), journal,
+                                since, rootByKey, out)
+                        : (tx, out) -> TraverseExport.run(tx, root, spec, partition,
+                                config.get(ExportSettings.READ_THREADS), ExportState.of(db, pinned), walks, out), log);
+        if (cacheSize > 0 && !directives.noStore() && since == null) {
             output.capturing(new ExportOutput.Capture(cacheSize,
                     (chosen, bytes) -> cache.put(ETags.of(identityTag, chosen).getValue(), version, bytes)));
         }

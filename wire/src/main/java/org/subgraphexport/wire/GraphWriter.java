@@ -45,6 +45,19 @@ public interface GraphWriter extends ValueSink {
 
     void endRelationship() throws IOException;
 
+    /**
+     * Delta streams ({@link Header#delta()}): a node of the earlier export that is not in this one. A record of its
+     * own, between records like a node. Writers of the formats implement it; others refuse.
+     */
+    default void leftNode(long id) throws IOException {
+        throw new UnsupportedOperationException("this writer writes no delta streams");
+    }
+
+    /** Delta streams: a relationship of the earlier export that is not in this one (as {@link #leftNode}). */
+    default void leftRelationship(long id) throws IOException {
+        throw new UnsupportedOperationException("this writer writes no delta streams");
+    }
+
     /** Starts one property of the current node or relationship; exactly one value call follows. */
     void property(int key) throws IOException;
 

@@ -22,6 +22,15 @@ package org.subgraphexport.wire;
  * the element's numeric id, a signed 64-bit integer, in signed decimal ({@code Long.toString}); Kryo carries the
  * number itself as a varlong of its 64 bits (a negative id takes 9 bytes).
  *
+ * <p><b>Delta streams</b> ({@code since=<state>}, same version): the header names the state of the earlier export the
+ * stream is relative to ({@code since}: in JSON and BSON a header field present in delta streams only, in Kryo a
+ * {@code delta} record right after the header, in Arrow schema metadata); its {@code state} is the state this one
+ * read. Then, in any order, full node and relationship records (each entity of today's export that is not
+ * in the earlier one or changed after {@code since}; the end nodes of a relationship record are in today's export,
+ * not necessarily in this stream) and {@code left} records: the id of a node or relationship of the earlier export
+ * that is not in today's. Applying it: drop what left, put every record (replacing one with the same id). The end
+ * record counts the full records only.
+ *
  * <p><b>Error records</b> carry only whole records before them: a writer that fails in the middle of a record
  * drops that record (Kryo rewinds its buffer, which never hands an unfinished record to the target; JSON holds
  * the unfinished record's bytes back and truncates them; BSON discards the unfinished document), so the error
@@ -62,6 +71,8 @@ package org.subgraphexport.wire;
  *   <li>{@link #ERROR} 0x05: string code, string message.</li>
  *   <li>{@link #COLUMNS} 0x06 (rows streams only, right after the header): varint count, count × string.</li>
  *   <li>{@link #ROW} 0x07 (rows streams only): one value per column, in column order.</li>
+ *   <li>{@link #DELTA} 0x08 (delta streams only, right after the header): string since.</li>
+ *   <li>{@link #LEFT_NODE} 0x09, {@link #LEFT_RELATIONSHIP} 0x0A (delta streams only): varlong id.</li>
  *   </ul>
  *   In a rows stream the END record has one more field after the truncated byte: varlong rows. Last comes
  *   string state (version 2).</li>
@@ -177,6 +188,12 @@ public final class Wire {
     public static final int COLUMNS = 0x06;
     /** Rows streams: one value per column. */
     public static final int ROW = 0x07;
+    /** Delta streams ({@code since=}): right after the header, string since, the state the delta is relative to. */
+    public static final int DELTA = 0x08;
+    /** Delta streams: a node of the earlier export that is not in this one; varlong id. */
+    public static final int LEFT_NODE = 0x09;
+    /** Delta streams: a relationship of the earlier export that is not in this one; varlong id. */
+    public static final int LEFT_RELATIONSHIP = 0x0A;
 
     /** In a Kryo properties block: another property follows. */
     public static final int PROPERTY = 0x01;
@@ -289,6 +306,8 @@ public final class Wire {
         public static final String STATE = "state";
         public static final String PARTITION = "partition";
         public static final String PARTITIONS = "partitions";
+        /** Delta streams only: the header's field naming the state of the earlier export the delta is relative to. */
+        public static final String SINCE = "since";
 
         // values of "record"
         public static final String R_HEADER = "header";
@@ -298,6 +317,8 @@ public final class Wire {
         public static final String R_ERROR = "error";
         public static final String R_COLUMNS = "columns";
         public static final String R_ROW = "row";
+        /** Delta streams: {@code {"record":"left","node":"<id>"}} or {@code {"record":"left","relationship":"<id>"}}. */
+        public static final String R_LEFT = "left";
 
         // value tags
         public static final String BYTE = "byte";
@@ -381,6 +402,10 @@ public final class Wire {
         public static final String META_STATE = "subgraph.state";
         public static final String META_PARTITION = "subgraph.partition";
         public static final String META_PARTITIONS = "subgraph.partitions";
+        /** Schema metadata of a delta stream only: the state of the earlier export the delta is relative to. */
+        public static final String META_SINCE = "subgraph.since";
+        /** Field metadata ({@link #META_KIND}) of the two groups a delta stream declares, children 2 and 3: ids that left. */
+        public static final String LEFT_NODE = "left_node", LEFT_RELATIONSHIP = "left_relationship";
         /** Field metadata of a group: its record kind, {@link #NODE} or {@link #RELATIONSHIP}. */
         public static final String META_KIND = "subgraph.kind";
         /** Field metadata of a property column: the property key, and the wire type it holds ({@code int[]}). */

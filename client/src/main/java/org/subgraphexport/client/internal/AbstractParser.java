@@ -284,6 +284,19 @@ abstract class AbstractParser implements ExportParser {
         }
     }
 
+    /** A delta stream's left record: {@link #nodeId} (node) or {@link #relationshipId} holds its id. */
+    final void left(boolean node) throws CorruptStreamException {
+        if (!header.delta()) {
+            throw corrupt("a left record in a stream that is not a delta");
+        }
+        try {
+            if (node) handler.leftNode(nodeId);
+            else handler.leftRelationship(relationshipId);
+        } catch (RuntimeException e) {
+            throw new HandlerFailure(e);
+        }
+    }
+
     /** A row record begins. */
     final void row() throws CorruptStreamException {
         if (columnCount < 0) {

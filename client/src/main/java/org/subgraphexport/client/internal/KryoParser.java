@@ -87,7 +87,12 @@ final class KryoParser extends AbstractParser {
         if (partitions < 1 || partition < 0 || partition >= partitions) {
             throw corrupt("partition " + (partition & 0xFFFFFFFFL) + " of " + (partitions & 0xFFFFFFFFL));
         }
-        return new ExportHeader(version, database, root, state, partition, partitions);
+        String since = "";
+        if (available() && (buf[pos] & 0xFF) == Wire.DELTA) {  // delta streams: the delta record, right after
+            pos++;
+            since = string();
+        }
+        return new ExportHeader(version, database, root, state, partition, partitions, since);
     }
 
     @Override
@@ -145,6 +150,16 @@ final class KryoParser extends AbstractParser {
                 expectEof();
                 end(nodes, relationships, truncated == 1, rows, state);
                 return Kind.END;
+            }
+            case Wire.LEFT_NODE -> {
+                nodeId.set(nodePrefix, varlong());
+                left(true);
+                return Kind.LEFT;
+            }
+            case Wire.LEFT_RELATIONSHIP -> {
+                relationshipId.set(relPrefix, varlong());
+                left(false);
+                return Kind.LEFT;
             }
             case Wire.ERROR -> {
                 String code = string();

@@ -11,6 +11,7 @@ import org.subgraphexport.client.ElementId;
 import org.subgraphexport.client.ExportColumns;
 import org.subgraphexport.client.ExportHandler;
 import org.subgraphexport.client.ExportHeader;
+import org.subgraphexport.client.ExportLeft;
 import org.subgraphexport.client.ExportNode;
 import org.subgraphexport.client.ExportParser;
 import org.subgraphexport.client.ExportReader;
@@ -76,6 +77,7 @@ public final class RecordReader implements ExportReader, ExportHandler {
             case COLUMNS -> new ExportColumns(columns);
             case ROW -> new ExportRow(rowValues());
             case END -> parser.end();
+            case LEFT -> left;
         };
     }
 
@@ -92,6 +94,18 @@ public final class RecordReader implements ExportReader, ExportHandler {
     }
 
     // ---- the handler ------------------------------------------------------------------------------------------
+
+    private ExportLeft left;
+
+    @Override
+    public void leftNode(ElementId id) {
+        left = new ExportLeft(id.toString(), true);
+    }
+
+    @Override
+    public void leftRelationship(ElementId id) {
+        left = new ExportLeft(id.toString(), false);
+    }
 
     @Override
     public void columns(List<String> names) {

@@ -83,6 +83,7 @@ abstract class TokenParser extends AbstractParser {
         String state = null;
         long partition = -1;
         long partitions = -1;
+        String since = "";
         while (nextField()) {
             switch (field) {
                 case Json.VERSION -> version = integer(Long.MIN_VALUE, Long.MAX_VALUE);
@@ -91,6 +92,7 @@ abstract class TokenParser extends AbstractParser {
                 case Json.STATE -> state = text();
                 case Json.PARTITION -> partition = integer(0, Integer.MAX_VALUE - 1);
                 case Json.PARTITIONS -> partitions = integer(1, Integer.MAX_VALUE);
+                case Json.SINCE -> since = text();
                 default -> skipChildren();
             }
         }
@@ -109,7 +111,7 @@ abstract class TokenParser extends AbstractParser {
             throw corrupt("partition " + partition + " of " + partitions);
         }
         return new ExportHeader((int) version, required(database, Json.DATABASE), required(root, Json.ROOT),
-                required(state, Json.STATE), (int) partition, (int) partitions);
+                required(state, Json.STATE), (int) partition, (int) partitions, since);
     }
 
     @Override
@@ -218,6 +220,23 @@ abstract class TokenParser extends AbstractParser {
                 endRecord();
                 expectEnd();
                 throw new ExportFailedException(required(code, Json.CODE), required(message, Json.MESSAGE));
+            }
+            case Json.R_LEFT -> {
+                String node = null, relationship = null;
+                while (nextField()) {
+                    switch (field) {
+                        case Json.NODE_REF -> node = text();
+                        case Json.RELATIONSHIP_REF -> relationship = text();
+                        default -> skipChildren();
+                    }
+                }
+                if ((node == null) == (relationship == null)) {
+                    throw corrupt("a left record names one node or one relationship");
+                }
+                if (node != null) nodeId.set(node);
+                else relationshipId.set(relationship);
+                left(node != null);
+                r = Kind.LEFT;
             }
             case Json.R_HEADER -> throw corrupt("a second header record");
             default -> throw corrupt("unknown record type '" + kind + "'");
