@@ -22,7 +22,18 @@ import pyarrow.compute as pc
 from ._endpoints import _traverse_endpoint
 from ._errors import ExportError, ExportRequestError
 from ._http import BUSY_WAIT, _open
-from ._partitions import _K, _TAKEN, FAIL, RESTART, STATE_CHANGED, StateChangedError, _Changed, _moved_to, _Round
+from ._partitions import (
+    _K,
+    _TAKEN,
+    FAIL,
+    RESTART,
+    STATE_CHANGED,
+    StateChangedError,
+    _Changed,
+    _check_retries,
+    _moved_to,
+    _Round,
+)
 from ._stream import ExportStream
 from ._tables import EXTRA, NODE_COLUMNS, RELATIONSHIP_COLUMNS
 
@@ -77,12 +88,7 @@ class Request:
     def of(url: str, root: Optional[str], *, attempts: int = 3, on_state_change: str = RESTART,
            max_restarts: int = 2, auth: Optional[Tuple[str, str]] = None, http_timeout: Optional[float] = None,
            busy_wait: float = BUSY_WAIT, **query: Any) -> "Request":
-        if attempts < 1:
-            raise ValueError(f"attempts must be at least 1, got {attempts!r}")
-        if on_state_change not in (RESTART, FAIL):
-            raise ValueError(f"on_state_change must be {RESTART!r} or {FAIL!r}, got {on_state_change!r}")
-        if max_restarts < 0:
-            raise ValueError(f"max_restarts must be >= 0, got {max_restarts!r}")
+        _check_retries(attempts, on_state_change, max_restarts)
         for name in ("partition", "partitions", "progress", "concurrency"):
             if name in query:
                 raise TypeError(f"the engines set {name}= themselves")

@@ -109,12 +109,7 @@ def read_partitioned(url: str, root: Optional[str], partitions: int, *, concurre
     """
     if not isinstance(partitions, int) or partitions < 1:
         raise ValueError(f"partitions must be an integer >= 1, got {partitions!r}")
-    if attempts < 1:
-        raise ValueError(f"attempts must be at least 1, got {attempts!r}")
-    if on_state_change not in (RESTART, FAIL):
-        raise ValueError(f"on_state_change must be {RESTART!r} or {FAIL!r}, got {on_state_change!r}")
-    if max_restarts < 0:
-        raise ValueError(f"max_restarts must be >= 0, got {max_restarts!r}")
+    _check_retries(attempts, on_state_change, max_restarts)
     workers = min(partitions, concurrency if concurrency is not None else 4)
     if workers < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency!r}")
@@ -495,3 +490,13 @@ class _Counting(io.RawIOBase):
     def close(self) -> None:
         self.body.close()
         super().close()
+
+
+def _check_retries(attempts: int, on_state_change: str, max_restarts: int) -> None:
+    """The retry keywords of a partitioned read (here and in the engines' readers), checked before any request."""
+    if attempts < 1:
+        raise ValueError(f"attempts must be at least 1, got {attempts!r}")
+    if on_state_change not in (RESTART, FAIL):
+        raise ValueError(f"on_state_change must be {RESTART!r} or {FAIL!r}, got {on_state_change!r}")
+    if max_restarts < 0:
+        raise ValueError(f"max_restarts must be >= 0, got {max_restarts!r}")
