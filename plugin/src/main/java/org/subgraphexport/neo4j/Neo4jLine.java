@@ -4,6 +4,8 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
 import org.neo4j.internal.kernel.api.security.AccessMode;
 import org.neo4j.kernel.api.TransactionTimeout;
 import org.neo4j.kernel.impl.api.security.RestrictedAccessMode;
@@ -130,6 +132,23 @@ public final class Neo4jLine {
             throw e;
         } catch (Throwable e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * What a transaction event listener that needs the keys of removed properties but no old values asks Neo4j to
+     * collect: {@code EnumSet.of(TransactionData.DataSelection.removedPropertKeys)}, for its
+     * {@code transactionDataSelection()}. Looked up by name: 5.26's listener API has neither the enum nor the method
+     * (it collects everything; the method, never called there, is then an ordinary method of the listener).
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static Set<?> removedPropertyKeysOnly() {
+        try {
+            Class<? extends Enum> selection = (Class<? extends Enum>)
+                    Class.forName("org.neo4j.graphdb.event.TransactionData$DataSelection");
+            return EnumSet.of(Enum.valueOf(selection, "removedPropertKeys"));
+        } catch (ClassNotFoundException e) {
+            throw new UnsupportedOperationException("Neo4j " + VERSION + " has no TransactionData.DataSelection", e);
         }
     }
 }

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,7 @@ import org.neo4j.graphdb.event.PropertyEntry;
 import org.neo4j.graphdb.event.TransactionData;
 import org.neo4j.graphdb.event.TransactionEventListener;
 import org.neo4j.kernel.internal.GraphDatabaseAPI;
+import org.subgraphexport.neo4j.Neo4jLine;
 
 /**
  * What changed in one database since the plugin began watching it, bounded: per committed transaction (Neo4j's
@@ -329,10 +331,13 @@ public final class ChangeJournal {
 
     /**
      * The listener: records on the committing thread, publishes with the transaction id after the commit. On lines
-     * whose listener API lets it say which data it needs ({@code transactionDataSelection}, 2025.x and later), a
-     * subclass asks for no old property values ({@link Neo4jLineListener}).
+     * whose listener API lets it say which data it needs ({@code transactionDataSelection}, 2025.x and later), it asks
+     * Neo4j not to collect the old values of replaced and removed properties, nor the labels of deleted nodes: only
+     * the keys of removed properties, so it knows which entities lost one (if another listener wants more, Neo4j
+     * collects the union). The set comes from {@link Neo4jLine#removedPropertyKeysOnly()} by name, so this class links
+     * on 5.26 too, where the method is an ordinary one nobody calls.
      */
-    static class Listener implements TransactionEventListener<Pending> {
+    static final class Listener implements TransactionEventListener<Pending> {
         final ChangeJournal journal;
 
         Listener(ChangeJournal journal) {
@@ -340,12 +345,13 @@ public final class ChangeJournal {
         }
 
         static Listener of(ChangeJournal journal) {
-            try {
-                Class.forName("org.neo4j.graphdb.event.TransactionData$DataSelection");
-                return new Neo4jLineListener(journal);
-            } catch (ClassNotFoundException | LinkageError e) {
-                return new Listener(journal);
-            }
+            return new Listener(journal);
+        }
+
+        /** An override on 2025.x and later (raw: the element type is not a class 5.26 has). */
+        @SuppressWarnings("rawtypes")
+        public Set transactionDataSelection() {
+            return Neo4jLine.removedPropertyKeysOnly();
         }
 
         @Override
