@@ -118,6 +118,7 @@ def main():
         r["mutants"] += 1
         if mut["verdict"] != "KILLED" and (mut["class"].split("$")[0], mut["line"], mut["mutator"]) in eq:
             r["equivalent"] += 1
+            survivors.append(dict(mut, verdict="EQUIVALENT"))
         else:
             r[mut["verdict"]] += 1
             if mut["verdict"] != "KILLED":
@@ -135,8 +136,9 @@ def main():
         lines.append(row(pkg, r, store["runs"].get(pkg, {})))
     if len(rows) > 1:
         lines.append(row("**all**", tot, {}))
-    lines += ["", "score = killed / (mutants - equivalent). Survivors and uncovered mutants of the last runs: "
-              f"`{a.build_dir}/mutation-survivors.txt`; PIT's reports: `<module>/{a.build_dir}/mutation/index.html`.",
+    lines += ["", "score = killed / (mutants - equivalent). Survivors, uncovered and equivalent mutants of the "
+              f"last runs: `{a.build_dir}/mutation-survivors.txt`; PIT's reports: "
+              f"`<module>/{a.build_dir}/mutation/index.html`.",
               "", END]
     text = open(a.out, encoding="utf-8").read() if os.path.exists(a.out) else ""
     block = "\n".join(lines)
@@ -150,8 +152,9 @@ def main():
         for m in sorted(survivors, key=lambda m: (m["class"], m["line"])):
             f.write(f"{m['verdict']:<12} {m['class'][len(PREFIX):]}:{m['line']} {m['mutator']} "
                     f"[{m['method']}] {m['description']}\n")
-    print("\n".join(lines[4:-4]))
-    print(f"{len(survivors)} survivors and uncovered mutants: {a.build_dir}/mutation-survivors.txt", file=sys.stderr)
+    print("\n".join(lines[4:-4]), flush=True)
+    print(f"{len(survivors)} survivors, uncovered and equivalent mutants: {a.build_dir}/mutation-survivors.txt",
+          file=sys.stderr)
 
 
 def row(pkg, r, run):
