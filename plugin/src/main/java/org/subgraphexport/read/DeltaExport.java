@@ -44,8 +44,9 @@ public final class DeltaExport {
      * @throws ChangeJournal.Unavailable when the journal cannot answer exactly (after the header: the caller writes
      *                                   the error record)
      */
-    public static Result run(InternalTransaction tx, long rootId, WalkSpec spec, Partition partition, ExportState state,
-            ChangeJournal journal, String since, boolean rootByKey, GraphWriter out) throws IOException {
+    public static Result run(InternalTransaction tx, long rootId, WalkSpec spec, Partition partition, int readThreads,
+            ExportState state, ChangeJournal journal, String since, boolean rootByKey, GraphWriter out)
+            throws IOException {
         KernelTransaction ktx = tx.kernelTransaction();
         ElementIds ids = ElementIds.of(tx.elementIdMapper());
         String begun = state.now();
@@ -64,7 +65,7 @@ public final class DeltaExport {
             throw new IllegalStateException("root node " + ids.nodeElementId(rootId) + " was deleted before the export started");
         }
         if (!changes.topologyChanged()) {
-            return unchangedTopology(ktx, rootId, spec, partition, state, changes, out);
+            return unchangedTopology(ktx, rootId, spec, partition, readThreads, state, changes, out);
         }
         // 1. the earlier membership
         LongIdSet earlierNodes = new LongIdSet(ktx.memoryTracker());
@@ -94,7 +95,7 @@ public final class DeltaExport {
         long[] written = new long[2];
         long[] sequence = {0};  // position in the delta's sequence of records (every partition counts them all)
         try (TopologyWalk today = new TopologyWalk(ktx, null);
-                EntityWriter records = new EntityWriter(ktx, out, Long.MAX_VALUE);
+                WalkOutput records = records(ktx, out, readThreads);
                 RelationshipScanCursor rel = ktx.cursors().allocateRelationshipScanCursor(ktx.cursorContext(),
                         ktx.memoryTracker())) {
             today.walk(rootId, spec, new TopologyWalk.Visitor() {
@@ -122,6 +123,7 @@ public final class DeltaExport {
                         + "): a delta of a truncated export is not exact; read the export again");
             }
             depthCut = today.depthCut();
+            records.flush();  // every full record written before the left records
             written[0] = records.nodes();
             written[1] = records.relationships();
         }
@@ -161,13 +163,13 @@ public final class DeltaExport {
      * membership sets: the changed entities it meets are sent, nothing left.
      */
     private static Result unchangedTopology(KernelTransaction ktx, long rootId, WalkSpec spec, Partition partition,
-            ExportState state, Changes changes, GraphWriter out) throws IOException {
+            int readThreads, ExportState state, Changes changes, GraphWriter out) throws IOException {
         Read read = ktx.dataRead();
         long[] sequence = {0};
         long nodes, relationships;
         boolean depthCut;
         try (TopologyWalk today = new TopologyWalk(ktx, null);
-                EntityWriter records = new EntityWriter(ktx, out, Long.MAX_VALUE);
+                WalkOutput records = records(ktx, out, readThreads);
                 RelationshipScanCursor rel = ktx.cursors().allocateRelationshipScanCursor(ktx.cursorContext(),
                         ktx.memoryTracker())) {
             today.walk(rootId, spec, new TopologyWalk.Visitor() {
@@ -189,6 +191,7 @@ public final class DeltaExport {
                         + "): a delta of a truncated export is not exact; read the export again");
             }
             depthCut = today.depthCut();
+            records.flush();
             nodes = records.nodes();
             relationships = records.relationships();
         }
@@ -196,6 +199,17 @@ public final class DeltaExport {
         state.require(ended);
         out.end(nodes, relationships, depthCut, ended);
         return new Result(nodes, relationships, 0, 0, depthCut);
+    }
+
+    /**
+     * Where the full records go: read by {@code readThreads} threads in all as a whole export's are
+     * ({@link ParallelEntityWriter}: the walking thread decides, the readers read labels and properties, the records go
+     * out in the walk's order), or on the walking thread alone.
+     */
+    private static WalkOutput records(KernelTransaction ktx, GraphWriter out, int readThreads) {
+        return readThreads <= 1 ? new EntityWriter(ktx, out, Long.MAX_VALUE)
+                : new ParallelEntityWriter(ktx, out, Long.MAX_VALUE, readThreads - 1,
+                        ParallelEntityWriter.DEFAULT_BATCH_RECORDS, ParallelEntityWriter.MIN_CONCURRENCY);
     }
 
     /** The transaction part of a state token {@code <database>:<transaction>}. */

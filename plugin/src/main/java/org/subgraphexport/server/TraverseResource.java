@@ -139,8 +139,9 @@ public final class TraverseResource {
         });
         ExportOutput output = new ExportOutput(ticket, () -> caller.begin(db, limits.timeoutMillis()), format, coding,
                 since != null
-                        ? (tx, out) -> DeltaExport.run(tx, root, spec, partition, ExportState.of(db, pinned), journal,
-                                since, rootByKey, out)
+                        ? (tx, out) -> DeltaExport.run(tx, root, spec, partition,
+                                config.get(ExportSettings.READ_THREADS), ExportState.of(db, pinned), journal, since,
+                                rootByKey, out)
                         : (tx, out) -> TraverseExport.run(tx, root, spec, partition,
                                 config.get(ExportSettings.READ_THREADS), ExportState.of(db, pinned), walks, out), log);
         if (cacheSize > 0 && !directives.noStore() && since == null) {
