@@ -59,6 +59,10 @@ CHANGES = [
     "MATCH (:Object {n: 5})-[p:PROPERTY]->(s) DELETE p",                                       # a structure left
     "MATCH (:DeltaRoot)-[c:CHILDREN]->(o:Object {n: 6})-[p:PROPERTY]->(s) DETACH DELETE o, s",  # nodes deleted
     "CREATE (:Elsewhere {n: 1})",                                                              # outside only
+    "MATCH (o:Object {n: 7})<-[:CHILDREN]-(:DeltaRoot) REMOVE o:Object SET o:Cold",           # label removed
+    "MATCH (:DeltaRoot)-[c:CHILDREN]->(o:Object {n: 8}) DELETE c",                             # subtree detached
+    "MATCH (r:DeltaRoot)-[c:CHILDREN]->(o:Object {n: 9}) DELETE c WITH r, o "
+    "CREATE (r)-[:CHILDREN]->(o)",                                                             # reattached anew
 ]
 
 
