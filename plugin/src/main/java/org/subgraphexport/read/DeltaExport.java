@@ -1,6 +1,8 @@
 package org.subgraphexport.read;
 
 import java.io.IOException;
+import java.util.Arrays;
+import org.eclipse.collections.impl.list.mutable.primitive.LongArrayList;
 import org.neo4j.internal.kernel.api.Read;
 import org.neo4j.internal.kernel.api.RelationshipScanCursor;
 import org.neo4j.internal.kernel.api.TokenRead;
@@ -22,6 +24,10 @@ import org.subgraphexport.wire.Header;
  *       membership or changed since (created, properties, labels: the journal's ids);</li>
  *   <li>a left record for every id of the earlier membership not in today's.</li>
  * </ol>
+ * When no relationship was created or deleted since, the membership is the earlier one and none of this is walked:
+ * the changed nodes and relationships in the export are found backwards from each ({@link ChangedMembers}) and sent
+ * by ascending id, nodes first (the walk below serves when that search would cost more than its budget, or the walk
+ * has a node limit).
  * Old export + delta = today's export, when no commit falls between the header's state and the end record's (as for
  * a whole export, the end record names the state when the stream ended; a client that sees them differ reads again).
  *
@@ -159,11 +165,18 @@ public final class DeltaExport {
 
     /**
      * No relationship was created or deleted since: the topology, hence the membership, is the earlier export's
-     * (a node created since is unreachable, a node deleted since had its relationships deleted first). One walk, no
-     * membership sets: the changed entities it meets are sent, nothing left.
+     * (a node created since is unreachable, a node deleted since had its relationships deleted first), so nothing
+     * left and only the changed entities in it are sent. Which those are is decided backwards from each
+     * ({@link ChangedMembers}: the cost follows the change, not the subgraph) when the walk has no node limit or
+     * depth-cut report and the search stays in its budget; else one walk without membership sets sends the changed
+     * entities it meets.
      */
     private static Result unchangedTopology(KernelTransaction ktx, long rootId, WalkSpec spec, Partition partition,
             int readThreads, ExportState state, Changes changes, GraphWriter out) throws IOException {
+        if (ChangedMembers.applies(spec)) {
+            long[][] members = changedMembers(ktx, rootId, spec, changes);
+            if (members != null) return writeChanged(ktx, members[0], members[1], partition, readThreads, state, out);
+        }
         Read read = ktx.dataRead();
         long[] sequence = {0};
         long nodes, relationships;
@@ -199,6 +212,72 @@ public final class DeltaExport {
         state.require(ended);
         out.end(nodes, relationships, depthCut, ended);
         return new Result(nodes, relationships, 0, 0, depthCut);
+    }
+
+    /** Backward search visits per changed id (plus {@link #BACKWARD_BASE}) before a delta walks instead. */
+    static final long BACKWARD_PER_CHANGE = 64;
+    static final long BACKWARD_BASE = 65_536;
+
+    /**
+     * The changed nodes and relationships that are in the export, by id, decided backwards from each
+     * ({@link ChangedMembers}); null when that would cost more than the budget (then the delta walks).
+     */
+    private static long[][] changedMembers(KernelTransaction ktx, long rootId, WalkSpec spec, Changes changes) {
+        long[] nodes = sorted(changes.nodes), rels = sorted(changes.relationships);
+        long budget = BACKWARD_BASE + BACKWARD_PER_CHANGE * (nodes.length + rels.length);
+        try (ChangedMembers members = new ChangedMembers(ktx, rootId, spec, budget)) {
+            int n = 0, r = 0;
+            for (int i = 0; i < nodes.length; i++) {
+                if (members.node(nodes[i])) nodes[n++] = nodes[i];
+                if ((i & Budget.CHECK_MASK) == Budget.CHECK_MASK) Budget.check(ktx);
+            }
+            for (int i = 0; i < rels.length; i++) {
+                if (members.relationship(rels[i])) rels[r++] = rels[i];
+                if ((i & Budget.CHECK_MASK) == Budget.CHECK_MASK) Budget.check(ktx);
+            }
+            return new long[][] {Arrays.copyOf(nodes, n), Arrays.copyOf(rels, r)};
+        } catch (ChangedMembers.OverBudget e) {
+            return null;
+        }
+    }
+
+    private static long[] sorted(LongIdSet ids) {
+        LongArrayList list = new LongArrayList();
+        ids.forEach(list::add);
+        long[] array = list.toArray();
+        Arrays.sort(array);
+        return array;
+    }
+
+    /**
+     * The full records of the changed members, nodes then relationships, each by ascending id: the delta's own
+     * sequence when the topology did not change, dealt to partitions as any delta's is.
+     */
+    private static Result writeChanged(KernelTransaction ktx, long[] nodeIds, long[] relationshipIds,
+            Partition partition, int readThreads, ExportState state, GraphWriter out) throws IOException {
+        Read read = ktx.dataRead();
+        long sequence = 0;
+        long nodes, relationships;
+        try (WalkOutput records = records(ktx, out, readThreads);
+                RelationshipScanCursor rel = ktx.cursors().allocateRelationshipScanCursor(ktx.cursorContext(),
+                        ktx.memoryTracker())) {
+            for (long id : nodeIds) {
+                if (partition.owns(sequence++)) records.writeNode(id);
+            }
+            for (long id : relationshipIds) {
+                if (partition.owns(sequence++)) {
+                    read.singleRelationship(id, rel);
+                    if (rel.next()) records.writeRelationship(rel);
+                }
+            }
+            records.flush();
+            nodes = records.nodes();
+            relationships = records.relationships();
+        }
+        String ended = state.now();
+        state.require(ended);
+        out.end(nodes, relationships, false, ended);
+        return new Result(nodes, relationships, 0, 0, false);
     }
 
     /**

@@ -53,7 +53,8 @@ final class TopologyWalk implements AutoCloseable {
     }
 
     /** One selection: types (token ids) and direction, as the kernel cursor takes it and as restored ones match. */
-    private record Selection(RelationshipSelection kernel, int[] types, Direction direction) {
+    record Selection(RelationshipSelection kernel, int[] types, Direction direction) {
+        /** Whether the walk follows relationship (start, end, type) from {@code node}, one of its ends. */
         boolean matches(long node, long start, long end, int type) {
             boolean typed = false;
             for (int t : types) typed |= t == type;
@@ -104,8 +105,8 @@ final class TopologyWalk implements AutoCloseable {
     }
 
     void walk(long rootId, WalkSpec spec, Visitor visitor) throws IOException {
-        Selection[] expand = selections(spec.expand());
-        Selection[] attach = selections(spec.attach());
+        Selection[] expand = selections(tokenRead, spec.expand());
+        Selection[] attach = selections(tokenRead, spec.attach());
         if (spec.expand().hasBothDirections() || spec.attach().hasBothDirections()) {
             seenRelationships = new LongIdSet(ktx.memoryTracker());
         }
@@ -242,7 +243,8 @@ final class TopologyWalk implements AutoCloseable {
         }
     }
 
-    private Selection[] selections(RelationshipFilter filter) {
+    /** A filter's entries per direction, as kernel selections (types the database does not know left out). */
+    static Selection[] selections(TokenRead tokenRead, RelationshipFilter filter) {
         List<Selection> result = new ArrayList<>(3);
         for (Direction direction : Direction.values()) {
             int[] types = filter.entries().stream()

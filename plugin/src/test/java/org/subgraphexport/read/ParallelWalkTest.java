@@ -43,7 +43,9 @@ import org.subgraphexport.server.FixtureGraph;
  * with the same labels and values, the same counts and truncation, for the fixture graph (cycle, diamond, attached
  * data, both directions), a demo graph and a seeded random graph with cross edges and self-loops, over many walk
  * settings, batch sizes and thread counts. Tiny batches make workers and the walking thread race for every few
- * records. Then: what a failing writer, a terminated transaction and concurrent deletes leave behind.
+ * records. The delta exports' two other readings of the same rules, {@link TopologyWalk} and the backward
+ * {@link ChangedMembers}, decide what the walk decides. Then: what a failing writer, a terminated transaction and
+ * concurrent deletes leave behind.
  */
 class ParallelWalkTest {
     /**
@@ -219,6 +221,44 @@ class ParallelWalkTest {
         } catch (IOException e) {
             throw new AssertionError(e);
         }
+        if (ChangedMembers.applies(spec)) assertChangedMembersAgree(db, root, spec, expected);
+    }
+
+    /**
+     * The delta's backward search ({@link ChangedMembers}) says of every node and relationship of the database, asked
+     * in ascending and in descending id order (so its memos fill differently), what the walk decided: in or out.
+     */
+    private static void assertChangedMembersAgree(GraphDatabaseService db, String root, WalkSpec spec,
+            List<String> walked) {
+        Set<Long> walkedNodes = new HashSet<>(), walkedRels = new HashSet<>();
+        for (String c : walked) {
+            (c.startsWith("node ") ? walkedNodes : walkedRels).add(Long.parseLong(c.split(" ")[1]));
+        }
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            long rootId = ((InternalTransaction) tx).elementIdMapper().nodeId(root);
+            List<Long> nodes = new ArrayList<>(), rels = new ArrayList<>();
+            tx.getAllNodes().forEach(n -> nodes.add(n.getId()));
+            tx.getAllRelationships().forEach(r -> rels.add(r.getId()));
+            nodes.sort(null);
+            rels.sort(null);
+            for (boolean descending : new boolean[] {false, true}) {
+                if (descending) {
+                    java.util.Collections.reverse(nodes);
+                    java.util.Collections.reverse(rels);
+                }
+                Set<Long> inNodes = new HashSet<>(), inRels = new HashSet<>();
+                try (ChangedMembers members = new ChangedMembers(ktx, rootId, spec, Long.MAX_VALUE)) {
+                    for (long id : nodes) if (members.node(id)) inNodes.add(id);
+                    for (long id : rels) if (members.relationship(id)) inRels.add(id);
+                } catch (ChangedMembers.OverBudget e) {
+                    throw new AssertionError("no budget to run out of", e);
+                }
+                String what = spec + (descending ? ", asked in descending id order" : "");
+                assertEquals(walkedNodes, inNodes, what + ": the backward search's nodes");
+                assertEquals(walkedRels, inRels, what + ": the backward search's relationships");
+            }
+        }
     }
 
     /** Every parallel variant writes the single-threaded walk's stream, call for call; the topology walk agrees. */
@@ -328,6 +368,28 @@ class ParallelWalkTest {
                 }
             }
         }
+    }
+
+    /** A backward search that would cost more than its budget says so (the delta then walks) instead of guessing. */
+    @Test
+    void theBackwardSearchStopsAtItsBudget() throws Exception {
+        WalkSpec spec = spec("CHILDREN>", "PROPERTY>", Integer.MAX_VALUE, Long.MAX_VALUE);
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            long rootId = ((InternalTransaction) tx).elementIdMapper().nodeId(fixture.id("root"));
+            long a = ((InternalTransaction) tx).elementIdMapper().nodeId(fixture.id("a"));
+            try (ChangedMembers members = new ChangedMembers(ktx, rootId, spec, 0)) {
+                assertTrue(members.node(rootId), "the root costs nothing");
+                assertThrows(ChangedMembers.OverBudget.class, () -> members.node(a));
+            }
+            try (ChangedMembers members = new ChangedMembers(ktx, rootId, spec, 100)) {
+                assertTrue(members.node(a));
+            }
+        }
+        assertFalse(ChangedMembers.applies(spec("CHILDREN>", "PROPERTY>", Integer.MAX_VALUE, 1000)), "a node limit");
+        assertFalse(ChangedMembers.applies(new WalkSpec(RelationshipFilter.parse("CHILDREN>"),
+                RelationshipFilter.parse("PROPERTY>"), 3, Long.MAX_VALUE, true)), "a depth-cut report");
+        assertTrue(ChangedMembers.applies(spec("CHILDREN>", "PROPERTY>", 3, Long.MAX_VALUE)));
     }
 
     @Test
