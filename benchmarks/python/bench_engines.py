@@ -5,6 +5,11 @@ driver (a count, then one SKIP/LIMIT query per partition). One server (``scripts
 (local[N]), one run, rows interleaved per round; every row's result is checked against the single-stream export
 (counts and element ids; the connector's and the driver's values too where their types allow).
 
+A third Spark row is the floor no source can beat: this source's frames written once to local Parquet files and read
+back by Spark's own vectorised reader (no server, no network, no Python worker). Each Spark row is materialised as
+``--materialise`` says: ``.cache().count()`` (the issue's measure, which includes Spark building its in-memory cache)
+and the ``noop`` sink (every column of every row computed, nothing kept: the source's own cost plus row conversion).
+
 The connector reads in its typed query mode: a query per label and per relationship type returning typed scalar
 columns (a mixed-type key split into one column per type with type predicates), since its node/relationship modes
 and queries returning nodes fail on the demo graph's mixed-type key ``value`` (docs: PLATFORM notes). The demo
@@ -107,11 +112,16 @@ def _connector(spark: Any, bolt: str, auth: Any, partitions: int, query: str, co
     return reader.load()
 
 
-def materialise(frames: List[Any]) -> Tuple[int, List[Any]]:
-    """``.cache().count()`` of every frame: the rows in all of them."""
+def materialise(frames: List[Any], how: str = "cache") -> Tuple[int, List[Any]]:
+    """``cache``: ``.cache().count()`` of every frame (the rows in all of them); ``noop``: every frame written to
+    Spark's ``noop`` sink, which computes every column of every row and keeps nothing (rows: -1, not counted)."""
     rows = 0
     for f in frames:
-        rows += f.cache().count()
+        if how == "cache":
+            rows += f.cache().count()
+        else:
+            f.write.format("noop").mode("overwrite").save()
+            rows = -1
     return rows, frames
 
 
@@ -168,8 +178,11 @@ def main() -> None:
     p.add_argument("--cores", type=int, default=2, help="Spark local[N] (default 2)")
     p.add_argument("--runs", type=int, default=3, help="measured rounds (default 3)")
     p.add_argument("--warmup", type=int, default=1, help="unmeasured rounds first (default 1)")
-    p.add_argument("--rows", default="spark,connector,dask,dask-driver",
-                   help="which rows, comma-separated (default all: spark,connector,dask,dask-driver)")
+    p.add_argument("--rows", default="spark,connector,parquet,dask,dask-driver",
+                   help="which rows, comma-separated (default all: spark,connector,parquet,dask,dask-driver)")
+    p.add_argument("--materialise", default="cache,noop",
+                   help="how the Spark rows are materialised, comma-separated: cache (.cache().count(), the issue's "
+                        "measure) and noop (the noop sink: every column computed, nothing kept); default both")
     p.add_argument("--connector", default=CONNECTOR, help=f"the connector's Maven coordinates (default {CONNECTOR})")
     p.add_argument("--out", help="write the results as Markdown here")
     a = p.parse_args()
@@ -183,7 +196,7 @@ def main() -> None:
 
     os.environ["PYSPARK_PYTHON"] = sys.executable
     spark = None
-    if {"spark", "connector"} & set(rows):
+    if {"spark", "connector", "parquet"} & set(rows):
         from pyspark.sql import SparkSession
 
         builder = (SparkSession.builder.master(f"local[{a.cores}]").appName("bench-engines")
@@ -202,25 +215,44 @@ def main() -> None:
 
     runners: Dict[str, Callable[[], Any]] = {}
     checks: Dict[str, Callable[[Any], str]] = {}
+    spark_rows: Dict[str, Callable[[], List[Any]]] = {}
+    spark_checks: Dict[str, Callable[[Any], str]] = {}
+
+    def ours_frames() -> List[Any]:
+        return [spark.read.format("subgraph_export").option("url", a.url).option("label", "Object")
+                .option("key", "id").option("value", "1").option("partitions", str(a.partitions))
+                .option("entities", e).load() for e in ("nodes", "relationships")]
     if "spark" in rows:
-        def ours() -> Any:
-            frames = [spark.read.format("subgraph_export").option("url", a.url).option("label", "Object")
-                      .option("key", "id").option("value", "1").option("partitions", str(a.partitions))
-                      .option("entities", e).load() for e in ("nodes", "relationships")]
-            return materialise(frames)
-        runners["Spark: this source (`subgraph_export`)"] = ours
-        checks["Spark: this source (`subgraph_export`)"] = lambda r: check_spark(r, total, expected_ids, single)
+        spark_rows["Spark: this source (`subgraph_export`)"] = ours_frames
+        spark_checks["Spark: this source (`subgraph_export`)"] = lambda r: check_spark(r, total, expected_ids, single)
     if "connector" in rows:
         import neo4j
 
         with neo4j.GraphDatabase.driver(a.bolt, auth=auth) as driver:
             nodes_schema, rels_schema, counts = schema_of(driver)
-
-        def theirs() -> Any:
-            return materialise(connector_frames(spark, a.bolt, auth, a.partitions, nodes_schema, rels_schema, counts))
         name = f"Spark: official connector {a.connector.split(':')[-1]} (typed query mode)"
-        runners[name] = theirs
-        checks[name] = lambda r: check_spark(r, total, expected_ids, None)
+        spark_rows[name] = lambda: connector_frames(spark, a.bolt, auth, a.partitions, nodes_schema, rels_schema,
+                                                    counts)
+        spark_checks[name] = lambda r: check_spark(r, total, expected_ids, None)
+    if "parquet" in rows:
+        # the floor: this source's frames, written once to local Parquet files (one per partition), read back by
+        # Spark's own vectorised reader: no server, no network, no Python worker
+        import tempfile
+
+        floor_dir = tempfile.mkdtemp(prefix="bench-engines-parquet-")
+        for kind, frame in zip(("nodes", "relationships"), ours_frames()):
+            frame.write.mode("overwrite").parquet(os.path.join(floor_dir, kind))
+        name = "Spark: Parquet files of this source's frames (Spark's own reader, local files: the floor)"
+        spark_rows[name] = lambda: [spark.read.parquet(os.path.join(floor_dir, k)) for k in ("nodes", "relationships")]
+        spark_checks[name] = lambda r: check_spark(r, total, expected_ids, None)
+    for how in a.materialise.split(","):
+        if how not in ("cache", "noop"):
+            p.error(f"--materialise takes cache and noop, got {how!r}")
+        label = ".cache().count()" if how == "cache" else "noop sink"
+        for name, make in spark_rows.items():
+            row = f"{name}, {label}"
+            runners[row] = (lambda make=make, how=how: materialise(make(), how))
+            checks[row] = spark_checks[name] if how == "cache" else (lambda r: "every column computed, not checked")
     if "dask" in rows:
         import dask
         from subgraph_export.dask import read_traverse
@@ -297,13 +329,15 @@ def report(a: Any, single: Any, times: Dict[str, List[float]], verdict: Dict[str
              f"`scripts/demo` on the same machine. Median of {a.runs} after {a.warmup} warm-up round(s).", "",
              "| row | median | min – max | × this project's | result |", "|---|---:|---:|---:|---|"]
     base: Dict[str, float] = {}
+    def engine_of(name: str) -> str:  # the engine and, for Spark, how it materialises: rows compare within one
+        return name.split(":")[0] + name.rsplit(",", 1)[-1] if name.startswith("Spark") else name.split(":")[0]
     for name, ts in times.items():
-        engine = name.split(":")[0]
+        engine = engine_of(name)
         med = statistics.median(ts)
-        if "this" in name:
+        if name.startswith(("Spark: this source", "Dask: this reader")):
             base[engine] = med
     for name, ts in times.items():
-        engine = name.split(":")[0]
+        engine = engine_of(name)
         med = statistics.median(ts)
         ratio = f"{med / base[engine]:.1f}" if engine in base else ""
         lines.append(f"| {name} | {med:.2f} s | {min(ts):.2f} – {max(ts):.2f} s | {ratio} | {verdict[name]} |")
