@@ -4,6 +4,7 @@ delta the server cannot answer (a state of another database: 410 Export.DeltaUna
 export. The graph is this module's own (label ``DeltaRoot``), created through the transactional HTTP API."""
 
 import dataclasses
+import uuid
 
 import pytest
 
@@ -77,6 +78,46 @@ def test_refresh_after_a_change_equals_a_fresh_export(graph, auth, change):
     assert refreshed.summary == fresh.summary
     again = refreshed.refresh()  # nothing changed since: an empty delta
     assert rows(again) == rows(fresh) and again.state == fresh.state
+
+
+# Object 13 hangs below Object 14 before each of these, one level deeper than max_depth=1 reaches
+BELOW_14 = ("MATCH (r:DeltaRoot)-[c:CHILDREN]->(o:Object {n: 13}), (r)-[:CHILDREN]->(p:Object {n: 14}) "
+            "DELETE c CREATE (p)-[:CHILDREN]->(o)")
+DEPTH_CHANGES = [
+    "MATCH (r:DeltaRoot)-[c:CHILDREN]->(o:Object {n: 10}), (r)-[:CHILDREN]->(p:Object {n: 11}) "
+    "DELETE c CREATE (p)-[:CHILDREN]->(o)",                                                    # moved past maxDepth
+    "MATCH (r:DeltaRoot), (o:Object {n: 13}) CREATE (r)-[:CHILDREN]->(o)",                   # back within it
+    "MATCH (:DeltaRoot)-[:CHILDREN]->(o:Object {n: 12}) SET o.n = 1212",                      # a member's property
+    "MATCH (o:Object {n: 13}) SET o.deep = true",                                              # beyond it: nothing
+]
+
+
+@pytest.mark.parametrize("change", DEPTH_CHANGES)
+def test_refresh_with_max_depth_equals_a_fresh_export(graph, auth, change):
+    _commit(graph, auth, BELOW_14)
+    before = sx.traverse(graph, **ROOT, max_depth=1, auth=auth)
+    # the root, the 29 Objects still at depth 1 and their 29 Structures; Object 13 and its Structure are too deep
+    assert (before.summary.nodes, before.summary.relationships) == (59, 58)
+    _commit(graph, auth, change)
+    refreshed = before.refresh()
+    fresh = sx.traverse(graph, **ROOT, max_depth=1, auth=auth)
+    assert refreshed.state == fresh.state
+    assert rows(refreshed) == rows(fresh)
+    assert refreshed.summary == fresh.summary
+
+
+def test_refresh_across_a_detach_and_a_reattach_in_two_commits(graph, auth):
+    mark = f"two-commits-{uuid.uuid4()}"  # earlier tests leave detached Objects 8 behind: reattach this one only
+    before = sx.traverse(graph, **ROOT, auth=auth)
+    _commit(graph, auth, f"MATCH (:DeltaRoot)-[c:CHILDREN]->(o:Object {{n: 8}}) SET o.mark = '{mark}' DELETE c")
+    detached = sx.traverse(graph, **ROOT, auth=auth)
+    assert detached.summary.nodes == before.summary.nodes - 2  # Object 8 and its Structure
+    _commit(graph, auth, f"MATCH (r:DeltaRoot), (o:Object {{mark: '{mark}'}}) CREATE (r)-[:CHILDREN]->(o)")
+    refreshed = before.refresh()  # one delta across both states
+    fresh = sx.traverse(graph, **ROOT, auth=auth)
+    assert rows(refreshed) == rows(fresh)
+    assert refreshed.summary == fresh.summary
+    assert (fresh.summary.nodes, fresh.summary.relationships) == (before.summary.nodes, before.summary.relationships)
 
 
 def test_the_delta_itself_names_what_changed(graph, auth):
