@@ -208,6 +208,12 @@ public final class DeltaExport {
             nodes = records.nodes();
             relationships = records.relationships();
         }
+        return ended(state, out, nodes, relationships, depthCut);
+    }
+
+    /** The end record of a delta with nothing left, at the state it ended in (a pinned state must still hold). */
+    private static Result ended(ExportState state, GraphWriter out, long nodes, long relationships, boolean depthCut)
+            throws IOException {
         String ended = state.now();
         state.require(ended);
         out.end(nodes, relationships, depthCut, ended);
@@ -274,10 +280,7 @@ public final class DeltaExport {
             nodes = records.nodes();
             relationships = records.relationships();
         }
-        String ended = state.now();
-        state.require(ended);
-        out.end(nodes, relationships, false, ended);
-        return new Result(nodes, relationships, 0, 0, false);
+        return ended(state, out, nodes, relationships, false);
     }
 
     /**
