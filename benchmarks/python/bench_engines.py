@@ -10,6 +10,9 @@ back by Spark's own vectorised reader (no server, no network, no Python worker).
 ``--materialise`` says: ``.cache().count()`` (the issue's measure, which includes Spark building its in-memory cache)
 and the ``noop`` sink (every column of every row computed, nothing kept: the source's own cost plus row conversion).
 
+Run the Spark rows one per process (``--rows spark``, then ``--rows connector``, then ``--rows parquet``): in one
+session the rows slow each other down (engines.md, the second run).
+
 The connector reads in its typed query mode: a query per label and per relationship type returning typed scalar
 columns (a mixed-type key split into one column per type with type predicates), since its node/relationship modes
 and queries returning nodes fail on the demo graph's mixed-type key ``value`` (docs: PLATFORM notes). The demo
