@@ -9,6 +9,7 @@ import static org.subgraphexport.client.Streams.decodeTiny;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -16,6 +17,7 @@ import java.time.LocalTime;
 import java.time.OffsetTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
@@ -167,6 +169,37 @@ class RoundTripTest {
             assertEquals(values.length, properties.size());
             for (int i = 0; i < values.length; i++) {
                 Streams.assertRowValue("k" + i, values[i], properties.get("k" + i));
+            }
+        }
+    }
+
+    /**
+     * A delta stream of partition 2 of 3 as the writers write it: the header names partition, partitions, state and
+     * since, left nodes and relationships come back as {@link ExportLeft} records in place, between the others.
+     */
+    @ParameterizedTest
+    @ClientFormats
+    void deltaPartitionStreamsKeepTheirHeaderAndLeftRecords(Format format) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = Encoders.open(format, out);
+        w.header(new Header("db", "n:0", "n:", "r:", "s2", 2, 3, "s1"), names());
+        w.leftNode(5);
+        w.beginNode(7, new int[] {0}, 1);
+        w.endNode();
+        w.leftRelationship(300);
+        w.leftNode(1L << 40);
+        w.end(1, 0, true, "s2");
+        w.finish();
+        for (InputStream in : new InputStream[] {new ByteArrayInputStream(out.toByteArray()),
+                Streams.tiny(out.toByteArray())}) {
+            try (ExportReader reader = ExportReader.open(format, in)) {
+                assertEquals(new ExportHeader(2, "db", "n:0", "s2", 2, 3, "s1"), reader.header());
+                assertEquals(new ExportLeft("n:5", true), reader.next());
+                assertEquals(new ExportNode("n:7", List.of("L0"), Map.of()), reader.next());
+                assertEquals(new ExportLeft("r:300", false), reader.next());
+                assertEquals(new ExportLeft("n:" + (1L << 40), true), reader.next());
+                assertEquals(new ExportEnd(1, 0, true, 0, "s2"), reader.next());
+                assertEquals(null, reader.next());
             }
         }
     }
