@@ -18,6 +18,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.subgraphexport.client.CorruptStreamException;
 import org.subgraphexport.client.ExportEnd;
+import org.subgraphexport.client.ExportFailedException;
 import org.subgraphexport.client.ExportHeader;
 import org.subgraphexport.client.ExportLeft;
 import org.subgraphexport.client.ExportNode;
@@ -327,5 +328,125 @@ class KryoParserTest {
         CorruptStreamException e = assertThrows(CorruptStreamException.class,
                 () -> Streams.decode(Format.KRYO, zeroThenEnd));
         assertTrue(e.getMessage().startsWith("stream truncated after 1 records"), e.getMessage());
+    }
+
+    @Test
+    void aVersion1HeaderHasNoState() throws IOException {
+        Subgraph s = Streams.decode(Format.KRYO, v1(o -> {
+            o.writeByte(Wire.END);
+            o.writeVarLong(0, true);
+            o.writeVarLong(0, true);
+            o.writeByte(0);
+        }));
+        assertEquals(new ExportHeader(1, "db", "n:0"), s.header());
+        assertEquals(new ExportEnd(0, 0, false, 0, ""), s.end());
+    }
+
+    @Test
+    void nothingMayFollowAnErrorRecord() {
+        byte[] error = v2(0, 1, o -> {
+            o.writeByte(Wire.ERROR);
+            string(o, "Neo.X");
+            string(o, "failed");
+        });
+        ExportFailedException e = assertThrows(ExportFailedException.class, () -> Streams.decode(Format.KRYO, error));
+        assertEquals("Neo.X", e.code());
+        byte[] more = java.util.Arrays.copyOf(error, error.length + 1);
+        assertCorrupt("bytes after the closing record", more);
+    }
+
+    /** Long ASCII strings that share their first 16 bytes are not taken for one another (only short ones are cached). */
+    @Test
+    void longStringsSharingTheirFirstSixteenBytesStayApart() throws IOException {
+        String[] values = {"abcdefghijklmnopX1", "abcdefghijklmnopX2", "abcdefghijklmnopq", "abcdefghijklmnopr"};
+        Subgraph s = Streams.decode(Format.KRYO, v1(o -> {
+            for (int i = 0; i < values.length; i++) {
+                o.writeByte(Wire.NODE);
+                o.writeVarLong(i, true);
+                o.writeVarInt(0, true);
+                o.writeByte(Wire.PROPERTY);
+                o.writeVarInt(0, true);
+                if (i == 0) {
+                    string(o, "k");
+                }
+                o.writeByte(Wire.T_STRING);
+                string(o, values[i]);
+                o.writeByte(Wire.PROPERTIES_END);
+            }
+            o.writeByte(Wire.END);
+            o.writeVarLong(values.length, true);
+            o.writeVarLong(0, true);
+            o.writeByte(0);
+        }));
+        for (int i = 0; i < values.length; i++) {
+            assertEquals(values[i], s.nodes().get("n:" + i).properties().get("k"));
+        }
+    }
+
+    /** A var-int's fifth byte carries 4 bits: more is malformed, whether the var-int is buffered whole or not. */
+    @Test
+    void aVarIntsFifthByteHasFourBits() {
+        for (int fifth : new int[] {0x10, 0x1F, 0x7F}) {
+            byte[] bytes = v1(o -> {
+                o.writeByte(Wire.NODE);
+                o.writeVarLong(1, true);
+                o.writeBytes(new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) fifth});
+                o.writeBytes(new byte[8]);
+            });
+            assertCorrupt("malformed var-int", bytes);  // buffered whole
+            CorruptStreamException e = assertThrows(CorruptStreamException.class,
+                    () -> Streams.decodeTiny(Format.KRYO, bytes));   // a byte at a time
+            assertTrue(e.getMessage().contains("malformed var-int"), e.getMessage());
+        }
+        // 0x0F is the largest fifth byte: 0xFFFFFFFF, a label count of -1, refused as a length
+        assertCorrupt("label count length -1 outside", v1(o -> {
+            o.writeByte(Wire.NODE);
+            o.writeVarLong(1, true);
+            o.writeBytes(new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x0F});
+            o.writeBytes(new byte[8]);
+        }));
+    }
+
+    /**
+     * Fixed-width values (a float64 vector's elements) that straddle the end of the parser's 64 KiB buffer, at
+     * every alignment: the bytes left in the buffer move to its start and the rest is read after them.
+     */
+    @Test
+    void fixedWidthValuesAcrossTheBufferEnd() throws IOException {
+        for (int shift = 0; shift < 9; shift++) {
+            Subgraph s = Streams.decode(Format.KRYO, vectorAfter(65_536 - 60 + shift));
+            VectorValue v = (VectorValue) s.nodes().get("n:1").properties().get("v");
+            assertArrayEquals(new double[] {-1.0625, -2.125, -3.1875, -4.25, -5.3125, -6.375}, (double[]) v.values(),
+                    "shift " + shift);
+        }
+    }
+
+    /** A node whose byte array of {@code pad} bytes is followed by a float64 vector of six values. */
+    private static byte[] vectorAfter(int pad) {
+        return v1(o -> {
+            o.writeByte(Wire.NODE);
+            o.writeVarLong(1, true);
+            o.writeVarInt(0, true);
+            o.writeByte(Wire.PROPERTY);
+            o.writeVarInt(0, true);
+            string(o, "p");
+            o.writeByte(Wire.T_BYTES);
+            o.writeVarInt(pad, true);
+            o.writeBytes(new byte[pad]);
+            o.writeByte(Wire.PROPERTY);
+            o.writeVarInt(1, true);
+            string(o, "v");
+            o.writeByte(Wire.T_VECTOR);
+            o.writeByte(Wire.VECTOR_FLOAT64);
+            o.writeVarInt(6, true);
+            for (int i = 0; i < 6; i++) {
+                dbl(o, -1.0625 * (i + 1));
+            }
+            o.writeByte(Wire.PROPERTIES_END);
+            o.writeByte(Wire.END);
+            o.writeVarLong(1, true);
+            o.writeVarLong(0, true);
+            o.writeByte(0);
+        });
     }
 }
