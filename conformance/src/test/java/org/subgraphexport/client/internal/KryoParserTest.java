@@ -449,4 +449,55 @@ class KryoParserTest {
             o.writeByte(0);
         });
     }
+
+    /**
+     * After a double straddled the buffer end, the refill fills the buffer, no more: a one-byte key at every position
+     * around the buffer's end (the byte array before it sweeps) reads right, however the refill was aligned.
+     */
+    @Test
+    void aShortStringJustAfterARefillAtEveryPosition() throws IOException {
+        for (int shift : new int[] {1, 3, 5, 7}) {
+            int pad = 65_494 + shift;  // the double at 65,528 + shift: 3 or 1 of its bytes before the buffer end
+            for (int m = 65_536 - 30; m < 65_536 - 2; m++) {
+                int blob = m;
+                byte[] bytes = v1(o -> {
+                    o.writeByte(Wire.NODE);
+                    o.writeVarLong(1, true);
+                    o.writeVarInt(0, true);
+                    o.writeByte(Wire.PROPERTY);
+                    o.writeVarInt(0, true);
+                    string(o, "p");
+                    o.writeByte(Wire.T_BYTES);
+                    o.writeVarInt(pad, true);
+                    o.writeBytes(new byte[pad]);
+                    o.writeByte(Wire.PROPERTY);
+                    o.writeVarInt(1, true);
+                    string(o, "d");
+                    o.writeByte(Wire.T_DOUBLE);
+                    dbl(o, 0.5);
+                    o.writeByte(Wire.PROPERTY);
+                    o.writeVarInt(2, true);
+                    string(o, "b");
+                    o.writeByte(Wire.T_BYTES);
+                    o.writeVarInt(blob, true);
+                    o.writeBytes(new byte[blob]);
+                    o.writeByte(Wire.PROPERTY);
+                    o.writeVarInt(3, true);
+                    string(o, "q");
+                    o.writeByte(Wire.T_STRING);
+                    string(o, "z");
+                    o.writeByte(Wire.PROPERTIES_END);
+                    o.writeByte(Wire.END);
+                    o.writeVarLong(1, true);
+                    o.writeVarLong(0, true);
+                    o.writeByte(0);
+                });
+                Subgraph s = Streams.decode(Format.KRYO, bytes);
+                java.util.Map<String, Object> p = s.nodes().get("n:1").properties();
+                assertEquals(List.of("p", "d", "b", "q"), List.copyOf(p.keySet()), "shift " + shift + ", m " + m);
+                assertEquals(0.5, p.get("d"));
+                assertEquals("z", p.get("q"));
+            }
+        }
+    }
 }
