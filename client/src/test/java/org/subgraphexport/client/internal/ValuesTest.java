@@ -45,6 +45,11 @@ class ValuesTest {
         assertTrue(Values.propertiesEqual(x, PropertyMap.copyOf(map("b", 1.5, "a", new long[] {7}))), "other order");
         assertFalse(Values.propertiesEqual(x, PropertyMap.copyOf(map("b", 1.5, "a", new long[] {8}))));
         assertFalse(Values.propertiesEqual(x, PropertyMap.copyOf(map("a", new long[] {7}, "c", 1.5))));
+        // a property map and another map compare entry by entry, either way round
+        assertTrue(Values.propertiesEqual(x, map("a", new long[] {7}, "b", 1.5)));
+        assertTrue(Values.propertiesEqual(map("b", 1.5, "a", new long[] {7}), x));
+        assertFalse(Values.propertiesEqual(x, map("a", new long[] {7}, "b", 2.5)));
+        assertFalse(Values.propertiesEqual(map("a", new long[] {7}, "c", 1.5), x));
     }
 
     @Test
