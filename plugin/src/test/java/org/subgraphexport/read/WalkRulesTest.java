@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,7 @@ import org.neo4j.graphdb.Relationship;
 import org.neo4j.graphdb.RelationshipType;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.api.KernelTransaction;
+import org.neo4j.kernel.api.exceptions.Status;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 
 /**
@@ -57,7 +59,10 @@ class WalkRulesTest {
     @BeforeAll
     static void start() {
         dbms = new DatabaseManagementServiceBuilder(home)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, 16L << 20).build();
+                .setConfig(GraphDatabaseSettings.pagecache_memory, 16L << 20)
+                // Neo4j's own timeout check never comes first: the budget test wants the walks' check
+                .setConfig(GraphDatabaseSettings.transaction_monitor_check_interval, java.time.Duration.ofHours(1))
+                .build();
         db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
         try (Transaction tx = db.beginTx()) {
             Map<String, Node> nodes = new HashMap<>();
@@ -83,7 +88,19 @@ class WalkRulesTest {
             }
             tx.commit();
         }
+        // a star of STAR_CHILDREN nodes, for the walks' check of their transaction every 1,024 nodes
+        try (Transaction tx = db.beginTx()) {
+            Node star = tx.createNode();
+            star.setProperty("name", "star");
+            NODE_IDS.put("star", star.getId());
+            for (int i = 0; i < STAR_CHILDREN; i++) {
+                star.createRelationshipTo(tx.createNode(), RelationshipType.withName("CHILDREN"));
+            }
+            tx.commit();
+        }
     }
+
+    private static final int STAR_CHILDREN = 1100;
 
     @AfterAll
     static void stop() {
@@ -284,6 +301,62 @@ class WalkRulesTest {
                 assertEquals(new SubgraphWalker.Result(2, 1, false), walker.walk(NODE_IDS.get("r"), spec, out));
                 assertEquals("a walker walks once", assertThrows(IllegalStateException.class,
                         () -> walker.walk(NODE_IDS.get("r"), spec, out)).getMessage());
+            }
+        }
+    }
+
+    /**
+     * Both walks look at their transaction every 1,024 nodes ({@link Budget}): a transaction over its timeout is
+     * terminated there with its timeout status (Neo4j's monitor would do it only at its next round, seconds later); within its timeout, or without one, the walk goes on to the end.
+     */
+    @Test
+    void aWalkStopsAtItsCheckPointOnceItsTransactionIsOverItsTimeout() throws Exception {
+        WalkSpec star = spec("CHILDREN>", "", UNBOUNDED, Long.MAX_VALUE);
+        for (boolean topology : new boolean[] {false, true}) {
+            try (Transaction tx = db.beginTx(20, TimeUnit.MILLISECONDS)) {
+                Thread.sleep(60);
+                long[] met = new long[1];
+                Exception e = assertThrows(Exception.class, () -> starWalk(tx, star, topology, met));
+                assertEquals(Status.Transaction.TransactionTimedOutClientConfiguration, ParallelWalkTest.status(e), () -> "status of " + e);
+                // the walker's writer checks before its first node, and every 1,024 nodes written; the topology walk
+                // after every 1,024th node
+                assertEquals(topology ? Budget.CHECK_MASK + 1 : 0, met[0], "nodes met before the check");
+            } catch (org.neo4j.graphdb.TransactionTerminatedException closing) {
+                // closing a terminated transaction may say so again
+            }
+            for (Transaction tx : new Transaction[] {db.beginTx(1, TimeUnit.MINUTES), db.beginTx()}) {
+                try (tx) {
+                    Thread.sleep(30);
+                    long[] met = new long[1];
+                    starWalk(tx, star, topology, met);
+                    assertEquals(STAR_CHILDREN + 1, met[0]);
+                }
+            }
+        }
+    }
+
+    /** Walks the star with the walker or the topology walk; {@code met[0]}: nodes met. */
+    private static void starWalk(Transaction tx, WalkSpec spec, boolean topology, long[] met) throws IOException {
+        InternalTransaction itx = (InternalTransaction) tx;
+        if (topology) {
+            try (TopologyWalk walk = new TopologyWalk(itx.kernelTransaction(), null)) {
+                walk.walk(NODE_IDS.get("star"), spec, new TopologyWalk.Visitor() {
+                    @Override
+                    public boolean node(long id) {
+                        met[0]++;
+                        return true;
+                    }
+
+                    @Override
+                    public void relationship(long id) {}
+                });
+            }
+        } else {
+            TraceWriter out = new TraceWriter();
+            try {
+                Walkers.export(itx, NODE_IDS.get("star"), spec, 1, 1, out);
+            } finally {
+                met[0] = out.calls.stream().filter(c -> c.startsWith("node ")).count();
             }
         }
     }
