@@ -9,15 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Proxy;
-import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.dbms.api.DatabaseManagementService;
-import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
@@ -34,24 +31,19 @@ import org.neo4j.graphdb.event.TransactionData;
  * transactions are fed to it directly (package-private {@code record} and {@code committed}) to order them at will.
  */
 class ChangeJournalTest {
-    @TempDir
-    static Path home;
     private static DatabaseManagementService dbms;
     private static GraphDatabaseService db;
 
+    /** The database once per JVM ({@link SharedDatabases}); every test starts a journal of its own. */
     @BeforeAll
     static void start() {
-        dbms = new DatabaseManagementServiceBuilder(home)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, 16L << 20).build();
+        dbms = SharedDatabases.get("change-journal", d -> {});
         db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
     }
 
     @AfterAll
     static void stop() {
-        if (dbms != null) {
-            ChangeJournal.stop(dbms, db);
-            dbms.shutdown();
-        }
+        ChangeJournal.stop(dbms, db);
     }
 
     private static ChangeJournal fresh(long maxBytes) {

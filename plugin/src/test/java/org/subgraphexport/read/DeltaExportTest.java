@@ -5,19 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.dbms.api.DatabaseManagementService;
-import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
@@ -33,25 +29,19 @@ import org.neo4j.kernel.impl.coreapi.InternalTransaction;
  * Every test builds a subgraph of its own (C = CHILDREN, P = PROPERTY) and changes it after taking the state.
  */
 class DeltaExportTest {
-    @TempDir
-    static Path home;
     private static DatabaseManagementService dbms;
     private static GraphDatabaseService db;
     private static ChangeJournal journal;
     private static final Map<Long, String> NODE_NAMES = new HashMap<>();
     private static final Map<Long, String> REL_NAMES = new HashMap<>();
 
+    /** The database once per JVM ({@link SharedDatabases}), a journal of its own per run of this class. */
     @BeforeAll
     static void start() {
-        dbms = new DatabaseManagementServiceBuilder(home)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, 16L << 20).build();
+        dbms = SharedDatabases.get("delta", d -> {});
         db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+        ChangeJournal.stop(dbms, db);
         journal = ChangeJournal.of(dbms, db, 64L << 20);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (dbms != null) dbms.shutdown();
     }
 
     /** A test's own nodes and relationships by name. */
@@ -105,10 +95,14 @@ class DeltaExportTest {
 
     private static Delta delta(Graph g, WalkSpec spec, Partition partition, String since, boolean rootByKey)
             throws IOException {
+        return delta(g, spec, partition, since, rootByKey, 1, ExportState.of(db, null), new TraceWriter());
+    }
+
+    private static Delta delta(Graph g, WalkSpec spec, Partition partition, String since, boolean rootByKey,
+            int readThreads, ExportState state, TraceWriter out) throws IOException {
         try (Transaction tx = db.beginTx()) {
-            TraceWriter out = new TraceWriter();
-            DeltaExport.Result result = DeltaExport.run((InternalTransaction) tx, g.nodes.get("r"), spec, partition, 1,
-                    ExportState.of(db, null), journal, since, rootByKey, out);
+            DeltaExport.Result result = DeltaExport.run((InternalTransaction) tx, g.nodes.get("r"), spec, partition,
+                    readThreads, state, journal, since, rootByKey, out);
             List<String> records = new ArrayList<>();
             for (String call : out.calls) {
                 String[] p = call.split(" ");
@@ -266,5 +260,82 @@ class DeltaExportTest {
     void theTransactionOfAStateToken() {
         assertEquals(42, DeltaExport.transaction("a:b:42"));
         assertEquals(7, DeltaExport.transaction("7"));
+    }
+
+    @Test
+    void aDepthCutIsTheDeltasTruncationOnBothPaths() throws IOException {
+        Graph g = new Graph().add("r-C-a", "a-C-b");
+        WalkSpec depthOne = new WalkSpec(WalkSpec.DEFAULT_EXPAND, WalkSpec.DEFAULT_ATTACH, 1, Long.MAX_VALUE, true);
+        String since = StoreState.version(db);
+        g.change(tx -> g.node(tx, "a", true).setProperty("v", 1));
+        Delta unchanged = delta(g, depthOne, Partition.WHOLE, since, false);
+        assertEquals(List.of("a"), unchanged.records());
+        assertEquals(new DeltaExport.Result(1, 0, 0, 0, true), unchanged.result());
+        assertEquals("end 1 0 true", unchanged.out().calls.get(unchanged.out().calls.size() - 1));
+        g.add("r-C-c");
+        Delta changed = delta(g, depthOne, Partition.WHOLE, since, false);
+        assertEquals(List.of("c", "r-C-c", "a"), changed.records());
+        assertEquals(new DeltaExport.Result(2, 1, 0, 0, true), changed.result());
+        assertEquals("end 2 1 true", changed.out().calls.get(changed.out().calls.size() - 1));
+        WalkSpec deep = new WalkSpec(WalkSpec.DEFAULT_EXPAND, WalkSpec.DEFAULT_ATTACH, 2, Long.MAX_VALUE, true);
+        assertEquals(new DeltaExport.Result(2, 1, 0, 0, false), delta(g, deep, Partition.WHOLE, since, false).result());
+    }
+
+    @Test
+    void aDeltaReadWithSeveralThreadsIsTheSameStream() throws IOException {
+        Graph g = new Graph().add("r-C-a", "r-C-b", "b-P-pb");
+        String since = StoreState.version(db);
+        g.add("a-C-n", "n-P-pn");
+        g.change(tx -> {
+            g.node(tx, "pb", true).setProperty("v", 1);
+            g.rel(tx, "r-C-b").delete();
+        });
+        Delta one = delta(g, since);
+        for (int threads : new int[] {2, 3}) {
+            Delta more = delta(g, everything(), Partition.WHOLE, since, false, threads, ExportState.of(db, null),
+                    new TraceWriter());
+            assertEquals(one.out().calls, more.out().calls);
+            assertEquals(one.result(), more.result());
+        }
+        String later = StoreState.version(db);
+        g.change(tx -> g.node(tx, "a", true).setProperty("v", 1));
+        Delta unchanged = delta(g, everything(), Partition.WHOLE, later, false, 2, ExportState.of(db, null),
+                new TraceWriter());
+        assertEquals(List.of("a"), unchanged.records());
+    }
+
+    @Test
+    void aWriterThatFailsOnALeftRecordFailsTheDelta() throws IOException {
+        Graph g = new Graph().add("r-C-a", "a-C-b");
+        String since = StoreState.version(db);
+        g.change(tx -> g.rel(tx, "a-C-b").delete());
+        assertEquals(List.of("-b", "-a-C-b"), delta(g, since).records());
+        for (int failAt : new int[] {1, 2}) {
+            TraceWriter out = new TraceWriter().failAfter(failAt);
+            IOException e = assertThrows(IOException.class, () -> delta(g, everything(), Partition.WHOLE, since, false,
+                    1, ExportState.of(db, null), out));
+            assertEquals("Broken pipe (test)", e.getMessage());
+            assertEquals(failAt - 1, out.calls.stream().filter(c -> c.startsWith("left ")).count());
+            assertTrue(out.calls.stream().noneMatch(c -> c.startsWith("end ")), out.calls::toString);
+        }
+    }
+
+    @Test
+    void aPinnedStateTheDatabaseMovedOnFromFailsTheDeltaAtItsEnd() throws IOException {
+        Graph g = new Graph().add("r-C-a");
+        String since = StoreState.version(db);
+        g.change(tx -> g.node(tx, "a", true).setProperty("v", 1));
+        ExportState pinned = ExportState.of(db, since);
+        ExportState.Changed unchanged = assertThrows(ExportState.Changed.class, () -> delta(g, everything(),
+                Partition.WHOLE, since, false, 1, pinned, new TraceWriter()));
+        assertEquals(ExportState.CHANGED, unchanged.code());
+        g.add("r-C-b");
+        TraceWriter out = new TraceWriter();
+        assertThrows(ExportState.Changed.class, () -> delta(g, everything(), Partition.WHOLE, since, false, 1, pinned,
+                out));
+        assertTrue(out.calls.stream().noneMatch(c -> c.startsWith("end ")), out.calls::toString);
+        // pinned to the state it reads: no error
+        assertEquals(new DeltaExport.Result(2, 1, 0, 0, false), delta(g, everything(), Partition.WHOLE, since, false,
+                1, ExportState.of(db, StoreState.version(db)), new TraceWriter()).result());
     }
 }

@@ -6,19 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.dbms.api.DatabaseManagementService;
-import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Relationship;
@@ -47,23 +43,20 @@ import org.neo4j.kernel.impl.coreapi.InternalTransaction;
  * </pre>
  */
 class WalkRulesTest {
-    @TempDir
-    static Path home;
-    private static DatabaseManagementService dbms;
     private static GraphDatabaseService db;
     private static final Map<Long, String> NODE_NAMES = new HashMap<>();
     private static final Map<Long, String> REL_NAMES = new HashMap<>();
     private static final Map<String, Long> NODE_IDS = new HashMap<>();
     private static final Map<String, Long> REL_IDS = new HashMap<>();
 
+    /** The graph, once per JVM (see {@link SharedDatabases}); Neo4j's own timeout check never comes first. */
     @BeforeAll
     static void start() {
-        dbms = new DatabaseManagementServiceBuilder(home)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, 16L << 20)
-                // Neo4j's own timeout check never comes first: the budget test wants the walks' check
-                .setConfig(GraphDatabaseSettings.transaction_monitor_check_interval, java.time.Duration.ofHours(1))
-                .build();
-        db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+        db = SharedDatabases.get("walk-rules", WalkRulesTest::fill).database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+    }
+
+    private static void fill(DatabaseManagementService dbms) {
+        GraphDatabaseService db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
         try (Transaction tx = db.beginTx()) {
             Map<String, Node> nodes = new HashMap<>();
             for (String name : List.of("r", "a", "b", "c", "d", "q", "z", "pa", "ppa", "o")) {
@@ -101,11 +94,6 @@ class WalkRulesTest {
     }
 
     private static final int STAR_CHILDREN = 1100;
-
-    @AfterAll
-    static void stop() {
-        if (dbms != null) dbms.shutdown();
-    }
 
     private static WalkSpec spec(String expand, String attach, int maxDepth, long limit, boolean reportDepthCut) {
         return new WalkSpec(RelationshipFilter.parse(expand), RelationshipFilter.parse(attach), maxDepth, limit,
@@ -358,6 +346,27 @@ class WalkRulesTest {
             } finally {
                 met[0] = out.calls.stream().filter(c -> c.startsWith("node ")).count();
             }
+        }
+    }
+
+    /**
+     * The walker counts what it holds in the transaction's memory tracker: both id sets (LongIdSet's exact figures)
+     * and the BFS levels, in steps of 8,192 ids (64 KiB). The star's 1,101 ids against the root alone: two tables of
+     * 2,042 slots instead of 16, and one step of the levels.
+     */
+    @Test
+    void theWalkCountsItsIdSetsAndItsLevelsInTheTransactionsTracker() throws IOException {
+        long rootOnly = walkHeap(spec("CHILDREN>", "", 0, Long.MAX_VALUE));
+        long star = walkHeap(spec("CHILDREN>", "", UNBOUNDED, Long.MAX_VALUE));
+        assertEquals(2 * 8 * (2042 - 16) + 8 * 8192, star - rootOnly);
+    }
+
+    private static long walkHeap(WalkSpec spec) throws IOException {
+        try (Transaction tx = db.beginTx()) {
+            InternalTransaction itx = (InternalTransaction) tx;
+            long before = itx.kernelTransaction().memoryTracker().estimatedHeapMemory();
+            Walkers.export(itx, NODE_IDS.get("star"), spec, 1, 1, new TraceWriter());
+            return itx.kernelTransaction().memoryTracker().estimatedHeapMemory() - before;
         }
     }
 }
