@@ -139,6 +139,32 @@ class ChangeJournalTest {
         assertEquals(List.of(), txs(journal.window(until, until)));
     }
 
+    @Test
+    void deletedRelationshipsNameTheirTypeInTheWindowsDictionary() {
+        ChangeJournal journal = fresh(1 << 20);
+        long since = lastTransaction();
+        long a, b, c;
+        try (Transaction tx = db.beginTx()) {
+            Node x = tx.createNode(), y = tx.createNode();
+            a = x.createRelationshipTo(y, RelationshipType.withName("ONE")).getId();
+            b = x.createRelationshipTo(y, RelationshipType.withName("TWO")).getId();
+            c = y.createRelationshipTo(x, RelationshipType.withName("ONE")).getId();
+            tx.commit();
+        }
+        for (long rel : new long[] {b, a, c}) {
+            try (Transaction tx = db.beginTx()) {
+                tx.getRelationshipById(rel).delete();
+                tx.commit();
+            }
+        }
+        ChangeJournal.Window w = journal.window(since, lastTransaction());
+        assertArrayEquals(new String[] {"TWO", "ONE"}, w.types());
+        assertEquals(4, w.entries().size());
+        assertEquals(0, w.entries().get(1).deletedRelationships()[3]);
+        assertEquals(1, w.entries().get(2).deletedRelationships()[3]);
+        assertEquals(1, w.entries().get(3).deletedRelationships()[3]);
+    }
+
     private static List<Long> sortedList(long[] ids) {
         return java.util.Arrays.stream(ids).sorted().boxed().toList();
     }

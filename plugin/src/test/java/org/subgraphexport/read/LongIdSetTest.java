@@ -155,6 +155,7 @@ class LongIdSetTest {
         LongIdSet set = new LongIdSet(new LocalMemoryTracker());
         Set<Long> expected = new HashSet<>();
         for (long id = 0; id < 3000; id += 2) expected.add(id);  // a bitmap page
+        for (long id = 3 * PAGE; id < 3 * PAGE + 1500; id++) expected.add(id);  // another, not the first
         for (long i = 0; i < 300; i++) expected.add(i * PAGE + PAGE + 63);  // one id per page
         expected.add(0L);
         expected.add(64L);
