@@ -26,6 +26,9 @@ final class TraceWriter implements GraphWriter {
     private Runnable atRecord;
     private Runnable atFirstRecord;
     private long records;
+    /** The last header written, and the state the 4-argument end named (delta streams). */
+    Header header;
+    String endState;
 
     TraceWriter failAfter(long records) {
         this.failAfter = records;
@@ -66,7 +69,12 @@ final class TraceWriter implements GraphWriter {
         add(call);
     }
 
-    @Override public void header(Header header, TokenNames tokens) { add("header " + header.root()); }
+    @Override public void header(Header header, TokenNames tokens) {
+        this.header = header;
+        add("header " + header.root());
+    }
+    @Override public void leftNode(long id) throws IOException { record("left node " + id); }
+    @Override public void leftRelationship(long id) throws IOException { record("left rel " + id); }
     @Override public void beginNode(long id, int[] labels, int labelCount) throws IOException {
         record("node " + id + " " + Arrays.toString(Arrays.copyOf(labels, labelCount)));
     }
@@ -81,6 +89,10 @@ final class TraceWriter implements GraphWriter {
     @Override public void endRow() { add("endRow"); }
     @Override public void end(long nodes, long relationships, boolean truncated) {
         add("end " + nodes + " " + relationships + " " + truncated);
+    }
+    @Override public void end(long nodes, long relationships, boolean truncated, String state) {
+        endState = state;
+        end(nodes, relationships, truncated);
     }
     @Override public void error(String code, String message) { add("error " + code); }
     @Override public void finish() { add("finish"); }

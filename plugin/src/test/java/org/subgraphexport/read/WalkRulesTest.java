@@ -1,0 +1,372 @@
+package org.subgraphexport.read;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.Node;
+import org.neo4j.graphdb.Relationship;
+import org.neo4j.graphdb.RelationshipType;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.kernel.api.KernelTransaction;
+import org.neo4j.kernel.api.exceptions.Status;
+import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+
+/**
+ * The walk's rules on a small graph, with the exact sequence of records each spec gives: members breadth first,
+ * attached data depth first right after the node it hangs off, every relationship once and after both ends, a
+ * second path and a cycle, attached nodes not expanded, a limit, a depth and its cut, a type followed both ways.
+ * Both implementations of the rules are held to the same sequences: {@link SubgraphWalker} (single-threaded,
+ * through {@link TraceWriter}) and {@link TopologyWalk} (ids only), the latter also with an {@link TopologyWalk.Overlay}
+ * that hides and restores relationships.
+ *
+ * <pre>
+ *   r -C-> a -C-> c -C-> r      (C = CHILDREN; a cycle)
+ *   r -C-> b -C-> c             (c reached by two paths)
+ *   c -C-> d -C-> a             (d at depth 3 leads back to a member)
+ *   r -P-> q -C-> z             (P = PROPERTY; q is attached, so z is outside)
+ *   a -P-> pa -P-> ppa, pa -P-> pa   (an attach chain and a self-loop)
+ *   c -P-> b                    (an attach relationship to a member)
+ *   r -O-> o                    (O = OTHER, never followed)
+ * </pre>
+ */
+class WalkRulesTest {
+    private static GraphDatabaseService db;
+    private static final Map<Long, String> NODE_NAMES = new HashMap<>();
+    private static final Map<Long, String> REL_NAMES = new HashMap<>();
+    private static final Map<String, Long> NODE_IDS = new HashMap<>();
+    private static final Map<String, Long> REL_IDS = new HashMap<>();
+
+    /** The graph, once per JVM (see {@link SharedDatabases}); Neo4j's own timeout check never comes first. */
+    @BeforeAll
+    static void start() {
+        db = SharedDatabases.get("walk-rules", WalkRulesTest::fill).database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+    }
+
+    private static void fill(DatabaseManagementService dbms) {
+        GraphDatabaseService db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+        try (Transaction tx = db.beginTx()) {
+            Map<String, Node> nodes = new HashMap<>();
+            for (String name : List.of("r", "a", "b", "c", "d", "q", "z", "pa", "ppa", "o")) {
+                Node n = tx.createNode();
+                n.setProperty("name", name);
+                nodes.put(name, n);
+                NODE_NAMES.put(n.getId(), name);
+                NODE_IDS.put(name, n.getId());
+            }
+            // created in this order: the store returns a node's relationships newest first
+            for (String rel : List.of("r-C-a", "r-C-b", "a-C-c", "b-C-c", "c-C-r", "c-C-d", "d-C-a", "r-P-q", "q-C-z",
+                    "a-P-pa", "pa-P-ppa", "pa-P-pa", "c-P-b", "r-O-o")) {
+                String[] p = rel.split("-");
+                RelationshipType type = RelationshipType.withName(switch (p[1]) {
+                    case "C" -> "CHILDREN";
+                    case "P" -> "PROPERTY";
+                    default -> "OTHER";
+                });
+                Relationship r = nodes.get(p[0]).createRelationshipTo(nodes.get(p[2]), type);
+                REL_NAMES.put(r.getId(), rel);
+                REL_IDS.put(rel, r.getId());
+            }
+            tx.commit();
+        }
+        // a star of STAR_CHILDREN nodes, for the walks' check of their transaction every 1,024 nodes
+        try (Transaction tx = db.beginTx()) {
+            Node star = tx.createNode();
+            star.setProperty("name", "star");
+            NODE_IDS.put("star", star.getId());
+            for (int i = 0; i < STAR_CHILDREN; i++) {
+                star.createRelationshipTo(tx.createNode(), RelationshipType.withName("CHILDREN"));
+            }
+            tx.commit();
+        }
+    }
+
+    private static final int STAR_CHILDREN = 1100;
+
+    private static WalkSpec spec(String expand, String attach, int maxDepth, long limit, boolean reportDepthCut) {
+        return new WalkSpec(RelationshipFilter.parse(expand), RelationshipFilter.parse(attach), maxDepth, limit,
+                reportDepthCut);
+    }
+
+    private static WalkSpec spec(String expand, String attach, int maxDepth, long limit) {
+        return spec(expand, attach, maxDepth, limit, false);
+    }
+
+    private record Walked(List<String> records, SubgraphWalker.Result result) {}
+
+    /** The single-threaded walker's records, by name ("a", "r-C-a"), and its result. */
+    private static Walked walker(String root, WalkSpec spec) {
+        try (Transaction tx = db.beginTx()) {
+            InternalTransaction itx = (InternalTransaction) tx;
+            TraceWriter out = new TraceWriter();
+            SubgraphWalker.Result result = Walkers.export(itx, NODE_IDS.get(root), spec, 1, 1, out);
+            List<String> records = new ArrayList<>();
+            for (String call : out.calls) {
+                String[] p = call.split(" ");
+                if (call.startsWith("node ")) records.add(NODE_NAMES.get(Long.parseLong(p[1])));
+                else if (call.startsWith("rel ")) records.add(REL_NAMES.get(Long.parseLong(p[1])));
+            }
+            assertEquals("end " + result.nodes() + " " + result.relationships() + " " + result.truncated(),
+                    out.calls.get(out.calls.size() - 1));
+            return new Walked(records, result);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private record Topology(List<String> records, boolean truncated, boolean depthCut) {}
+
+    private static Topology topology(String root, WalkSpec spec, TopologyWalk.Overlay overlay, String missing) {
+        try (Transaction tx = db.beginTx();
+                TopologyWalk walk = new TopologyWalk(((InternalTransaction) tx).kernelTransaction(), overlay)) {
+            List<String> met = new ArrayList<>();
+            walk.walk(NODE_IDS.get(root), spec, new TopologyWalk.Visitor() {
+                @Override
+                public boolean node(long id) {
+                    if (NODE_NAMES.get(id).equals(missing)) return false;
+                    met.add(NODE_NAMES.get(id));
+                    return true;
+                }
+
+                @Override
+                public void relationship(long id) {
+                    met.add(REL_NAMES.getOrDefault(id, "restored " + id));
+                }
+            });
+            return new Topology(met, walk.truncated(), walk.depthCut());
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Both walks give {@code expected}; the walker's counts and truncation are as given. */
+    private static void assertWalk(String root, WalkSpec spec, List<String> expected, long nodes, long relationships,
+            boolean truncated) {
+        Walked walked = walker(root, spec);
+        assertEquals(expected, walked.records(), spec + ": the walker's records");
+        assertEquals(new SubgraphWalker.Result(nodes, relationships, truncated), walked.result(), spec.toString());
+        Topology topology = topology(root, spec, null, null);
+        assertEquals(expected, topology.records(), spec + ": the topology walk's records");
+        assertEquals(truncated, topology.truncated() || topology.depthCut(), spec + ": the topology walk's cut");
+    }
+
+    private static final int UNBOUNDED = Integer.MAX_VALUE;
+
+    private static final List<String> EVERYTHING = List.of(
+            "r", "q", "r-P-q",
+            "b", "r-C-b", "a", "r-C-a", "pa", "a-P-pa", "pa-P-pa", "ppa", "pa-P-ppa",
+            "c", "b-C-c", "c-P-b", "a-C-c",
+            "d", "c-C-d", "c-C-r",
+            "d-C-a");
+
+    @Test
+    void everythingUnderTheRootInStreamOrder() {
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, Long.MAX_VALUE), EVERYTHING, 8, 12, false);
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, Long.MAX_VALUE, true), EVERYTHING, 8, 12, false);
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, 8), EVERYTHING, 8, 12, false);
+    }
+
+    @Test
+    void depthZeroIsTheRootAndItsAttachedData() {
+        List<String> rootOnly = List.of("r", "q", "r-P-q");
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", 0, Long.MAX_VALUE), rootOnly, 2, 1, false);
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", 0, Long.MAX_VALUE, true), rootOnly, 2, 1, true);
+        assertWalk("r", spec("NOPE>", "PROPERTY>", UNBOUNDED, Long.MAX_VALUE, true), rootOnly, 2, 1, false);
+        assertWalk("r", spec("", "PROPERTY>", 1, Long.MAX_VALUE, true), rootOnly, 2, 1, false);
+    }
+
+    @Test
+    void aDepthCutIsReportedOnlyWhenTheLastLevelLeadsToNewMembers() {
+        // depth 2: c is a member and not expanded; it leads to d
+        List<String> two = EVERYTHING.subList(0, 16);
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", 2, Long.MAX_VALUE, false), two, 7, 9, false);
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", 2, Long.MAX_VALUE, true), two, 7, 9, true);
+        // depth 3: d is the last level (d-C-a not followed), and it leads only to a, a member
+        List<String> three = EVERYTHING.subList(0, 19);
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", 3, Long.MAX_VALUE, false), three, 8, 11, false);
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", 3, Long.MAX_VALUE, true), three, 8, 11, false);
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", 4, Long.MAX_VALUE, true), EVERYTHING, 8, 12, false);
+        // depth 1: a and b lead to c
+        List<String> one = EVERYTHING.subList(0, 12);
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", 1, Long.MAX_VALUE, true), one, 6, 6, true);
+    }
+
+    @Test
+    void theLimitStopsBeforeTheNodeThatWouldExceedIt() {
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, 0), List.of(), 0, 0, true);
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, 1), List.of("r"), 1, 0, true);
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, 2), List.of("r", "q", "r-P-q"), 2, 1, true);
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, 3), EVERYTHING.subList(0, 5), 3, 2, true);
+        // stopped inside an attach chain
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, 5), EVERYTHING.subList(0, 10), 5, 5, true);
+        assertWalk("r", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, 7), EVERYTHING.subList(0, 16), 7, 9, true);
+    }
+
+    @Test
+    void attachedNodesAreNotExpandedAndOtherTypesNotFollowed() {
+        assertWalk("q", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, Long.MAX_VALUE), List.of("q", "z", "q-C-z"), 2, 1,
+                false);
+        assertWalk("pa", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, Long.MAX_VALUE),
+                List.of("pa", "pa-P-pa", "ppa", "pa-P-ppa"), 2, 2, false);
+        assertWalk("r", spec("OTHER>", "", UNBOUNDED, Long.MAX_VALUE), List.of("r", "o", "r-O-o"), 2, 1, false);
+    }
+
+    @Test
+    void incomingExpandWalksTowardsTheParents() {
+        assertWalk("c", spec("<CHILDREN", "", UNBOUNDED, Long.MAX_VALUE),
+                List.of("c", "b", "b-C-c", "a", "a-C-c", "r", "r-C-b", "d", "d-C-a", "r-C-a", "c-C-r", "c-C-d"),
+                5, 7, false);
+    }
+
+    @Test
+    void aTypeFollowedBothWaysMeetsEachRelationshipOnce() {
+        List<String> both = List.of("c", "d", "c-C-d", "r", "c-C-r", "b", "b-C-c", "a", "a-C-c",
+                "d-C-a", "r-C-b", "r-C-a");
+        assertWalk("c", spec("CHILDREN", "", UNBOUNDED, Long.MAX_VALUE), both, 5, 7, false);
+        // attach both ways: from b, c is attached (c-P-b), and c's attach relationship is not met again from c
+        assertWalk("b", spec("", "PROPERTY", UNBOUNDED, Long.MAX_VALUE), List.of("b", "c", "c-P-b"), 2, 1, false);
+    }
+
+    @Test
+    void aNodeTheVisitorFindsGoneIsSkippedWithTheRelationshipThatLedToIt() {
+        // a stands for a node deleted after the walk met it; in the store its relationships would be gone too, here
+        // d-C-a still leads to it (a member now, not emitted again) and a-C-c is walked from it
+        Topology t = topology("r", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, Long.MAX_VALUE), null, "a");
+        assertEquals(List.of("r", "q", "r-P-q", "b", "r-C-b", "c", "b-C-c", "c-P-b", "d", "c-C-d", "c-C-r", "d-C-a",
+                "a-C-c"), t.records());
+        assertFalse(t.truncated());
+    }
+
+    @Test
+    void anOverlayHidesRelationshipsAndRestoresDeletedOnes() {
+        int children, property;
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            children = ktx.tokenRead().relationshipType("CHILDREN");
+            property = ktx.tokenRead().relationshipType("PROPERTY");
+        }
+        TopologyWalk.Overlay overlay = new TopologyWalk.Overlay(new LongIdSet(new org.neo4j.memory.LocalMemoryTracker()));
+        overlay.hidden.add(REL_IDS.get("r-C-a"));
+        overlay.hidden.add(REL_IDS.get("r-P-q"));
+        // restored: r -C-> o (id 900), a self-loop o -P-> o (901), z -P-> o (902, incoming at o: not followed out)
+        overlay.restore(900, NODE_IDS.get("r"), NODE_IDS.get("o"), children);
+        overlay.restore(901, NODE_IDS.get("o"), NODE_IDS.get("o"), property);
+        overlay.restore(902, NODE_IDS.get("z"), NODE_IDS.get("o"), property);
+        assertEquals(12, overlay.restored.get(NODE_IDS.get("o")).size());
+        assertEquals(4, overlay.restored.get(NODE_IDS.get("r")).size());
+        Topology t = topology("r", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, Long.MAX_VALUE), overlay, null);
+        assertEquals(List.of("r", "b", "r-C-b", "o", "restored 900", "restored 901",
+                "c", "b-C-c", "c-P-b", "d", "c-C-d", "c-C-r", "a", "d-C-a", "pa", "a-P-pa", "pa-P-pa", "ppa",
+                "pa-P-ppa", "a-C-c"), t.records());
+        // incoming: o's restored incoming relationships lead to r and z
+        Topology in = topology("o", spec("<CHILDREN|<PROPERTY", "", 1, Long.MAX_VALUE), overlay, null);
+        assertEquals(List.of("o", "r", "restored 900", "restored 901", "z", "restored 902"), in.records());
+        Topology both = topology("o", spec("PROPERTY", "", 1, Long.MAX_VALUE), overlay, null);
+        assertEquals(List.of("o", "restored 901", "z", "restored 902"), both.records());
+    }
+
+    @Test
+    void aWalkerWalksOnceAndNeedsAReadThread() throws IOException {
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            assertEquals("readThreads must be >= 1: 0",
+                    assertThrows(IllegalArgumentException.class, () -> new SubgraphWalker(ktx, 0)).getMessage());
+            try (SubgraphWalker walker = new SubgraphWalker(ktx)) {
+                TraceWriter out = new TraceWriter();
+                WalkSpec spec = spec("CHILDREN>", "PROPERTY>", 0, Long.MAX_VALUE);
+                assertEquals(new SubgraphWalker.Result(2, 1, false), walker.walk(NODE_IDS.get("r"), spec, out));
+                assertEquals("a walker walks once", assertThrows(IllegalStateException.class,
+                        () -> walker.walk(NODE_IDS.get("r"), spec, out)).getMessage());
+            }
+        }
+    }
+
+    /**
+     * Both walks look at their transaction every 1,024 nodes ({@link Budget}): a transaction over its timeout is
+     * terminated there with its timeout status (Neo4j's monitor would do it only at its next round, seconds later); within its timeout, or without one, the walk goes on to the end.
+     */
+    @Test
+    void aWalkStopsAtItsCheckPointOnceItsTransactionIsOverItsTimeout() throws Exception {
+        WalkSpec star = spec("CHILDREN>", "", UNBOUNDED, Long.MAX_VALUE);
+        for (boolean topology : new boolean[] {false, true}) {
+            try (Transaction tx = db.beginTx(20, TimeUnit.MILLISECONDS)) {
+                Thread.sleep(60);
+                long[] met = new long[1];
+                Exception e = assertThrows(Exception.class, () -> starWalk(tx, star, topology, met));
+                assertEquals(Status.Transaction.TransactionTimedOutClientConfiguration, ParallelWalkTest.status(e), () -> "status of " + e);
+                // the walker's writer checks before its first node, and every 1,024 nodes written; the topology walk
+                // after every 1,024th node
+                assertEquals(topology ? Budget.CHECK_MASK + 1 : 0, met[0], "nodes met before the check");
+            } catch (org.neo4j.graphdb.TransactionTerminatedException closing) {
+                // closing a terminated transaction may say so again
+            }
+            for (Transaction tx : new Transaction[] {db.beginTx(1, TimeUnit.MINUTES), db.beginTx()}) {
+                try (tx) {
+                    Thread.sleep(30);
+                    long[] met = new long[1];
+                    starWalk(tx, star, topology, met);
+                    assertEquals(STAR_CHILDREN + 1, met[0]);
+                }
+            }
+        }
+    }
+
+    /** Walks the star with the walker or the topology walk; {@code met[0]}: nodes met. */
+    private static void starWalk(Transaction tx, WalkSpec spec, boolean topology, long[] met) throws IOException {
+        InternalTransaction itx = (InternalTransaction) tx;
+        if (topology) {
+            try (TopologyWalk walk = new TopologyWalk(itx.kernelTransaction(), null)) {
+                walk.walk(NODE_IDS.get("star"), spec, new TopologyWalk.Visitor() {
+                    @Override
+                    public boolean node(long id) {
+                        met[0]++;
+                        return true;
+                    }
+
+                    @Override
+                    public void relationship(long id) {}
+                });
+            }
+        } else {
+            TraceWriter out = new TraceWriter();
+            try {
+                Walkers.export(itx, NODE_IDS.get("star"), spec, 1, 1, out);
+            } finally {
+                met[0] = out.calls.stream().filter(c -> c.startsWith("node ")).count();
+            }
+        }
+    }
+
+    /**
+     * The walker counts what it holds in the transaction's memory tracker: both id sets (LongIdSet's exact figures)
+     * and the BFS levels, in steps of 8,192 ids (64 KiB). The star's 1,101 ids against the root alone: two tables of
+     * 2,042 slots instead of 16, and one step of the levels.
+     */
+    @Test
+    void theWalkCountsItsIdSetsAndItsLevelsInTheTransactionsTracker() throws IOException {
+        long rootOnly = walkHeap(spec("CHILDREN>", "", 0, Long.MAX_VALUE));
+        long star = walkHeap(spec("CHILDREN>", "", UNBOUNDED, Long.MAX_VALUE));
+        assertEquals(2 * 8 * (2042 - 16) + 8 * 8192, star - rootOnly);
+    }
+
+    private static long walkHeap(WalkSpec spec) throws IOException {
+        try (Transaction tx = db.beginTx()) {
+            InternalTransaction itx = (InternalTransaction) tx;
+            long before = itx.kernelTransaction().memoryTracker().estimatedHeapMemory();
+            Walkers.export(itx, NODE_IDS.get("star"), spec, 1, 1, new TraceWriter());
+            return itx.kernelTransaction().memoryTracker().estimatedHeapMemory() - before;
+        }
+    }
+}
