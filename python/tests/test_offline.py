@@ -528,6 +528,11 @@ def test_retry_after_reads_seconds_and_http_dates():
     assert _http._retry_after(email.utils.formatdate(time.time() - 60, usegmt=True)) == 0.0
     ahead = _http._retry_after(email.utils.formatdate(time.time() + 100, usegmt=True))
     assert ahead is not None and 98 <= ahead <= 100
+    # RFC 9110 5.6.7: a recipient accepts the obsolete forms too; asctime's names no zone (GMT)
+    assert _http._retry_after("Sun Nov  6 08:49:37 1994") == 0.0
+    assert _http._retry_after("Sunday, 06-Nov-94 08:49:37 GMT") == 0.0
+    ahead = _http._retry_after(time.strftime("%a %b %d %H:%M:%S %Y", time.gmtime(time.time() + 100)))
+    assert ahead is not None and 98 <= ahead <= 100
 
 
 # --- refresh --------------------------------------------------------------------------------------------------------
