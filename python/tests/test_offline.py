@@ -160,13 +160,22 @@ def test_an_error_record_raises_with_its_code_and_message(fixture_bytes):
         "Neo.ClientError.Statement.SyntaxError", "bad", "Neo.ClientError.Statement.SyntaxError: bad")
 
 
-def test_the_progress_bar_counts_the_rows_and_is_closed(fixture_bytes, capsys):
+@pytest.fixture
+def no_monitor(monkeypatch):
+    """tqdm without its monitor thread (a thread the forked test processes of mutmut need not inherit)."""
+    tqdm = pytest.importorskip("tqdm")
+    monkeypatch.setattr(tqdm.tqdm, "monitor_interval", 0)
+
+
+def test_the_progress_bar_counts_the_rows_and_is_closed(fixture_bytes, capsys, no_monitor):
     body = _Body(fixture_bytes)
     stream = sx.ExportStream(body, progress=True)
-    batches = list(stream)
-    assert sum(b.num_rows for b in batches) == 16
-    assert stream._bar.n == 16 and stream._bar.desc == "export" and stream._bar.unit == " rows"
-    stream.close()
+    try:
+        batches = list(stream)
+        assert sum(b.num_rows for b in batches) == 16
+        assert stream._bar.n == 16 and stream._bar.desc == "export" and stream._bar.unit == " rows"
+    finally:
+        stream.close()
     assert body.closed and stream._bar.disable, "closing the stream closes its bar"
     assert sx.ExportStream(io.BytesIO(fixture_bytes))._bar is None
     assert "export: " in capsys.readouterr().err
@@ -386,25 +395,30 @@ def test_bad_retry_keywords_are_refused_before_any_request():
     _partitions._check_retries(1, "fail", 0)  # the smallest allowed values
 
 
-def test_the_progress_bar_of_partitions_names_retries_and_restarts():
+def test_the_progress_bar_of_partitions_names_retries_and_restarts(no_monitor):
     bar = _partitions._Progress(3)
-    assert bar.bar.desc == "partitions 0/3" and bar.bar.unit == "B" and bar.bar.unit_divisor == 1024
-    bar.start_round()
-    bar.partition_done()
-    assert bar.bar.desc == "partitions 1/3: "
-    bar.retry()
-    assert bar.bar.desc == "partitions 1/3, 1 retried: "
-    bar.start_round()
-    assert bar.bar.desc == "partitions 0/3, 1 retried, restart 1: "
-    bar.add(1000)
-    bar.add(24)
-    assert bar.bar.n == 1024
-    counting = _partitions._Counting(io.BytesIO(b"x" * 100), bar)
-    assert counting.readable() and counting.read(60) == b"x" * 60 and counting.read() == b"x" * 40
-    assert counting.read() == b"" and bar.bar.n == 1124
-    counting.close()
-    assert counting.closed and counting.body.closed
-    bar.close()
+    try:
+        assert bar.bar.desc == "partitions 0/3" and bar.bar.unit == "B" and bar.bar.unit_divisor == 1024
+        bar.start_round()
+        bar.partition_done()
+        assert bar.bar.desc == "partitions 1/3: "
+        bar.retry()
+        assert bar.bar.desc == "partitions 1/3, 1 retried: "
+        bar.start_round()
+        assert bar.bar.desc == "partitions 0/3, 1 retried, restart 1: "
+        bar.add(1000)
+        bar.add(24)
+        assert bar.bar.n == 1024
+        counting = _partitions._Counting(io.BytesIO(b"x" * 100), bar)
+        assert counting.readable()
+        buffer = bytearray(60)
+        assert counting.readinto(buffer) == 60 and bar.bar.n == 1084
+        assert counting.readinto(buffer) == 40 and bar.bar.n == 1124
+        assert counting.readinto(buffer) == 0 and bar.bar.n == 1124
+        counting.close()
+        assert counting.closed and counting.body.closed
+    finally:
+        bar.close()
     assert bar.bar.disable
 
 
