@@ -41,13 +41,25 @@ def equivalents(path: pathlib.Path) -> dict[str, str]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--mutants", type=pathlib.Path, required=True, help="python/mutants")
-    ap.add_argument("--out", type=pathlib.Path, required=True)
-    ap.add_argument("--equivalent", type=pathlib.Path, required=True)
-    ap.add_argument("--command", required=True)
+    ap.add_argument("--out", type=pathlib.Path)
+    ap.add_argument("--equivalent", type=pathlib.Path)
+    ap.add_argument("--command")
     ap.add_argument("--elapsed", type=int, default=0)
     ap.add_argument("--workers", default="")
     ap.add_argument("--mutmut", default="")
+    ap.add_argument("--list-open", action="store_true",
+                    help="print the survivors, untested and timed-out mutants, one a line")
+    ap.add_argument("--timeouts-only", action="store_true", help="with --list-open: only the timed-out mutants")
     args = ap.parse_args()
+    if args.list_open:
+        wanted = TIMEOUT if args.timeouts_only else SURVIVED | NO_TESTS | TIMEOUT
+        for meta in sorted((args.mutants / "src").rglob("*.py.meta")):
+            codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+            print("".join(f"{name}\n" for name, code in sorted(codes.items()) if code in wanted), end="")
+        return 0
+    for required in ("out", "equivalent", "command"):
+        if getattr(args, required) is None:
+            ap.error(f"--{required} is needed")
 
     metas = sorted((args.mutants / "src").rglob("*.py.meta"))
     if not metas:
@@ -99,10 +111,10 @@ def main() -> int:
              "| module | mutants | killed | survived | no tests | equivalent | score |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for module, c in rows:
-        lines.append(f"| `{module}.py` | {c[0]} | {c[1]} | {c[2]} | {c[3]} | {c[4]} | {score(c)} |"
-                     + (f" ({c[5]} not checked)" if c[5] else ""))
+        lines.append(f"| `{module}.py` | {c[0]} | {c[1]} | {c[2]} | {c[3]} | {c[4]} | {score(c)}"
+                     + (f" ({c[5]} not checked)" if c[5] else "") + " |")
     lines.append(f"| **all** | {totals[0]} | {totals[1]} | {totals[2]} | {totals[3]} | {totals[4]} |"
-                 f" {score(totals)} |" + (f" ({totals[5]} not checked)" if totals[5] else ""))
+                 f" {score(totals)}" + (f" ({totals[5]} not checked)" if totals[5] else "") + " |")
     lines += ["", "score = killed / (mutants - equivalent); a timeout counts as killed. Survivors, untested and "
               "timed-out mutants: `python/mutants/survivors.txt`; `cd python && .venv/bin/mutmut show NAME` shows "
               "one.", "", END]
