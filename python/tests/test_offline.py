@@ -439,7 +439,10 @@ class _Server:
                 length = int(self.headers.get("Content-Length") or 0)
                 server.requests.append((self.command, self.path, dict(self.headers.items()),
                                         self.rfile.read(length) if length else b""))
-                status, headers, body = answers[min(len(server.requests), len(answers)) - 1]
+                answer = answers[min(len(server.requests), len(answers)) - 1]
+                if callable(answer):
+                    answer = answer(dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query)))
+                status, headers, body = answer
                 self.send_response(status)
                 for k, v in headers.items():
                     self.send_header(k, v)
@@ -717,3 +720,82 @@ def test_a_whole_export_a_commit_fell_inside_three_times_has_no_state(serve, del
     assert after.state == "" and after.header.database == "neo4j" and after.header.version == 2
     assert after.summary == sx.Summary(8, 8, False, STATE[:-2] + "43")
     assert after.nodes.num_rows == 8 and after.source == _source(server)
+
+
+# --- partitioned reads ----------------------------------------------------------------------------------------------
+
+def _by_partition(answers):
+    """A server answer chosen by the request's partition= (answers[partition]: one answer, or a list by attempt)."""
+    asked = {}
+
+    def answer(query):
+        p = int(query.get("partition", 0))
+        asked[p] = asked.get(p, 0) + 1
+        a = answers[p]
+        return a[min(asked[p], len(a)) - 1] if isinstance(a, list) else a
+
+    return answer
+
+
+@pytest.fixture
+def no_waits(monkeypatch):
+    """The waits between a partition's attempts, recorded instead of slept (jitter fixed at 1.2)."""
+    sleeps, draws = [], []
+    monkeypatch.setattr(_partitions.time, "sleep", sleeps.append)
+    monkeypatch.setattr(_partitions.random, "uniform", lambda a, b: draws.append((a, b)) or 1.2)
+    return sleeps, draws
+
+
+def test_a_failing_partition_waits_longer_each_attempt_up_to_2_s_then_gives_up(serve, fixture_bytes, no_waits):
+    sleeps, draws = no_waits
+    server = serve([refused(502, "")])
+    with pytest.raises(_partitions.PartitionFailedError) as e:
+        sx.read_partitioned(server.url, "4:x:0", 1, attempts=7, busy_wait=0)
+    assert (e.value.partition, e.value.partitions, e.value.attempts) == (0, 1, 7)
+    assert [(type(x), x.status) for x in e.value.errors] == [(sx.ExportRequestError, 502)] * 7
+    assert e.value.__cause__ is e.value.errors[-1]
+    assert sleeps == pytest.approx([0.12, 0.24, 0.48, 0.96, 1.92, 2.4]) and draws == [(1.0, 1.25)] * 6
+    assert len(server.requests) == 7
+
+
+def test_by_default_a_partition_gets_three_attempts_and_no_progress_bar(serve, fixture_bytes, no_waits, capsys):
+    sleeps, _ = no_waits
+    server = serve([refused(502, "")])
+    with pytest.raises(_partitions.PartitionFailedError) as e:
+        sx.read_partitioned(server.url, "4:x:0", 1, busy_wait=0)
+    assert e.value.attempts == 3 and len(server.requests) == 3 and sleeps == pytest.approx([0.12, 0.24])
+    assert capsys.readouterr().err == ""
+
+
+def test_the_partition_that_fails_is_named_with_each_attempts_error(serve, fixture_bytes, no_waits):
+    first = ok(rewrite(fixture_bytes, schema_meta={"subgraph.partition": "0", "subgraph.partitions": "2"}))
+    cut = rewrite(fixture_bytes, schema_meta={"subgraph.partition": "1", "subgraph.partitions": "2"})
+    server = serve([_by_partition({0: first, 1: ok(cut[:len(cut) // 2])})])
+    with pytest.raises(_partitions.PartitionFailedError) as e:
+        sx.read_partitioned(server.url, "4:x:0", 2, busy_wait=0)
+    assert (e.value.partition, e.value.partitions, e.value.attempts) == (1, 2, 3)
+    assert [type(x) for x in e.value.errors] == [sx.TruncatedStreamError] * 3
+    assert [q.get("partition") for q in server.queries()].count("1") == 3
+    assert all(q.get("state") == STATE for q in server.queries() if q.get("partition") == "1")
+
+
+def test_by_default_a_state_change_restarts_twice(serve, fixture_bytes, no_waits):
+    moved = ok(rewrite(fixture_bytes, end={"subgraph.state": STATE[:-2] + "43"}))
+    server = serve([moved])
+    with pytest.raises(_partitions.StateChangedError) as e:
+        sx.read_partitioned(server.url, "4:x:0", 1, busy_wait=0)
+    assert (e.value.expected, e.value.actual, e.value.restarts) == (STATE, STATE[:-2] + "43", 2)
+    assert len(server.requests) == 3
+    server = serve([moved])
+    with pytest.raises(_partitions.StateChangedError) as e:
+        sx.read_partitioned(server.url, "4:x:0", 1, busy_wait=0, max_restarts=0)
+    assert e.value.restarts == 0 and len(server.requests) == 1
+
+
+def test_a_partitioned_read_with_a_progress_bar_counts_the_bytes(serve, fixture_bytes, capsys, no_monitor):
+    server = serve([ok(fixture_bytes)])
+    export = sx.read_partitioned(server.url, "4:x:0", 1, progress=True)
+    assert export.summary == sx.Summary(8, 8, False, STATE)
+    err = capsys.readouterr().err
+    tqdm = pytest.importorskip("tqdm")
+    assert f"partitions 1/1: {tqdm.tqdm.format_sizeof(len(fixture_bytes), divisor=1024)}B [" in err
