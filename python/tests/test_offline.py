@@ -211,6 +211,7 @@ def test_split_gives_a_batch_the_tables_of_its_rows(fixture_bytes):
     assert nodes.num_rows + rels.num_rows == batches[0].num_rows
     assert nodes.column_names == whole.nodes.column_names
     assert nodes.schema.metadata == whole.nodes.schema.metadata == stream.schema.metadata
+    assert again[1].schema.metadata == rels.schema.metadata == stream.schema.metadata
 
 
 def test_the_tables_hold_element_ids_made_from_the_prefixes(fixture_bytes):
@@ -733,7 +734,7 @@ def test_a_whole_export_a_commit_fell_inside_three_times_has_no_state(serve, del
     assert len(server.requests) == 4
     assert after.state == "" and after.header.database == "neo4j" and after.header.version == 2
     assert after.summary == sx.Summary(8, 8, False, STATE[:-2] + "43")
-    assert after.nodes.num_rows == 8 and after.source == _source(server)
+    assert after.nodes.num_rows == 8 and after.relationships.num_rows == 8 and after.source == _source(server)
 
 
 # --- partitioned reads ----------------------------------------------------------------------------------------------
@@ -812,3 +813,57 @@ def test_a_partitioned_read_with_a_progress_bar_counts_the_bytes(serve, fixture_
     assert export.summary == sx.Summary(8, 8, False, STATE)
     assert len(bars) == 1 and bars[0].n == len(fixture_bytes) and bars[0].closed
     assert bars[0].descriptions == ["partitions 0/1", "partitions 1/1"]
+
+
+def test_a_delta_without_node_changes_keeps_the_nodes(delta_bytes):
+    base = _base(delta_bytes, None)
+    delta = sx.ExportStream(io.BytesIO(delta_bytes)).read_delta()
+    no_nodes = type(delta)(delta.header, delta.summary, pa.Table.from_batches([], schema=delta.nodes.schema),
+                           delta.relationships, pa.chunked_array([], pa.string()), delta.left_relationships)
+    after = apply(base, no_nodes)  # a stream without node rows reads as tables without chunks
+    assert after.nodes.column("element_id").to_pylist() == ["4:db:0", "4:db:1"]
+    assert after.nodes.column("age:int").to_pylist() == [None, 40]
+    assert after.relationships.column("element_id").to_pylist() == ["5:db:8"]
+
+
+def test_columns_with_a_key_and_no_type_are_matched_by_the_key(delta_bytes):
+    base = _base(delta_bytes, None)
+    delta = sx.ExportStream(io.BytesIO(delta_bytes)).read_delta()
+    untyped = {b"subgraph.key": b"name"}
+    base_nodes = base.nodes.cast(base.nodes.schema.set(3, pa.field("name", pa.string(), metadata=untyped)))
+    joined = delta.nodes.rename_columns(["element_id", "id", "labels", "label", "age", "extra_properties"])
+    joined = joined.cast(joined.schema.set(3, pa.field("label", pa.string(), metadata=untyped)))
+    after = apply(sx.Export(base.header, base.summary, base_nodes, base.relationships),
+                  type(delta)(delta.header, delta.summary, joined, delta.relationships, delta.left_nodes,
+                              delta.left_relationships))
+    assert after.nodes.column_names == ["element_id", "id", "labels", "name", "age", "age:int", "extra_properties"]
+    assert after.nodes.column("name").to_pylist() == ["Ann", "Bob"]
+
+
+def test_refresh_asks_with_the_sources_credentials_timeout_and_busy_wait(serve, delta_bytes, fixture_bytes,
+                                                                         monkeypatch):
+    from subgraph_export import _delta
+
+    calls = []
+
+    def recording(url, data, auth, http_timeout, busy_wait):
+        calls.append((url.split("?")[1], data, auth, http_timeout, busy_wait))
+        return _http._open(url, data, auth, http_timeout, busy_wait)
+
+    monkeypatch.setattr(_delta, "_open", recording)
+    server = serve([refused(410, "Export.DeltaUnavailable"), ok(fixture_bytes)])
+    source = Source(server.url + "/t?root=r", ("u", "p"), 7.5, 0.25)
+    _base(delta_bytes, source).refresh()
+    assert calls == [("root=r&since=db%3A42", None, ("u", "p"), 7.5, 0.25), ("root=r", None, ("u", "p"), 7.5, 0.25)]
+    assert [r[2]["Authorization"] for r in server.requests] == ["Basic dTpw"] * 2
+
+
+def test_a_progress_bar_without_tqdm_says_how_to_install_it(monkeypatch, fixture_bytes):
+    monkeypatch.setitem(__import__("sys").modules, "tqdm", None)
+    message = "progress bars need tqdm: pip install 'subgraph-export[progress]'"
+    with pytest.raises(ImportError) as e:
+        sx.ExportStream(io.BytesIO(fixture_bytes), progress=True)
+    assert str(e.value) == message and isinstance(e.value.__cause__, ImportError)
+    with pytest.raises(ImportError) as e:
+        _partitions._Progress(2)
+    assert str(e.value) == message and isinstance(e.value.__cause__, ImportError)
