@@ -867,3 +867,49 @@ def test_a_progress_bar_without_tqdm_says_how_to_install_it(monkeypatch, fixture
     with pytest.raises(ImportError) as e:
         _partitions._Progress(2)
     assert str(e.value) == message and isinstance(e.value.__cause__, ImportError)
+
+
+def test_an_export_without_rows_converts_with_the_same_types(fixture_bytes):
+    whole = sx.read_stream(io.BytesIO(fixture_bytes))
+    empty = sx.Export(whole.header, sx.Summary(0, 0, False, STATE),
+                      pa.Table.from_batches([], schema=whole.nodes.schema),
+                      pa.Table.from_batches([], schema=whole.relationships.schema))  # no chunks at all
+    nodes, rels = empty.to_pandas()
+    assert (len(nodes), len(rels)) == (0, 0)
+    assert str(nodes["localtime"].dtype) == "timedelta64[ns]" and str(rels["uuid"].dtype) == "object"
+    assert str(nodes["localtimes"].dtype) == "list<item: duration[ns] not null>[pyarrow]"
+
+
+def test_a_refusal_that_is_not_json_keeps_its_state():
+    e = _http._refused(502, b"<html>bad gateway</html>", "s:1")
+    assert (e.status, e.code, e.message, e.state) == (502, "", "<html>bad gateway</html>", "s:1")
+
+
+def test_a_refusal_body_is_read_up_to_64_kib(serve):
+    body = json.dumps({"code": "Export.Big", "message": "m" * 65900}).encode()
+    assert 64 * 1024 < len(body) <= 65 * 1024
+    server = serve([(400, {"Content-Type": "application/json"}, body)])
+    with pytest.raises(sx.ExportRequestError) as e:
+        _http._open(server.url, None, None, 5.0)
+    assert (e.value.code, e.value.message) == ("", body[:1000].decode()), "64 KiB of it: no longer JSON"
+
+
+def test_the_http_timeout_bounds_a_silent_server():
+    class Slow(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+            time.sleep(1.5)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    slow = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    slow.daemon_threads, slow.block_on_close = True, False
+    threading.Thread(target=slow.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        started = time.monotonic()
+        with pytest.raises(OSError):
+            _http._open(f"http://127.0.0.1:{slow.server_port}", None, None, 0.3)
+        assert time.monotonic() - started < 1.2
+    finally:
+        slow.shutdown()
+        slow.server_close()
