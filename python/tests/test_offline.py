@@ -886,8 +886,8 @@ def test_a_refusal_that_is_not_json_keeps_its_state():
 
 
 def test_a_refusal_body_is_read_up_to_64_kib(serve):
-    body = json.dumps({"code": "Export.Big", "message": "m" * 65900}).encode()
-    assert 64 * 1024 < len(body) <= 65 * 1024
+    body = json.dumps({"code": "Export.Big", "message": "m" * 65533}).encode()
+    assert 64 * 1024 < len(body) <= 64 * 1025
     server = serve([(400, {"Content-Type": "application/json"}, body)])
     with pytest.raises(sx.ExportRequestError) as e:
         _http._open(server.url, None, None, 5.0)
@@ -913,3 +913,29 @@ def test_the_http_timeout_bounds_a_silent_server():
     finally:
         slow.shutdown()
         slow.server_close()
+
+
+def test_a_busy_wait_is_retry_after_plus_up_to_a_quarter_within_the_budget(serve, fixture_bytes, monkeypatch):
+    sleeps, draws = [], []
+    monkeypatch.setattr(_http.time, "sleep", sleeps.append)
+    monkeypatch.setattr(_http.random, "uniform", lambda a, b: draws.append((a, b)) or b)
+    busy = (503, {"Content-Type": "application/json", "Retry-After": "2"}, b"{}")
+    server = serve([busy, ok(fixture_bytes)])
+    _http._open(server.url, None, None, 5.0, busy_wait=2.5).close()  # 2 s + 0.5: exactly the budget
+    assert sleeps == [2.5] and draws == [(0, 0.5)] and len(server.requests) == 2
+
+
+def test_only_a_503_has_its_retry_after_honoured(serve, fixture_bytes, monkeypatch):
+    monkeypatch.setattr(_http.time, "sleep", lambda s: None)
+    server = serve([(429, {"Content-Type": "application/json", "Retry-After": "0"}, b'{"code": "Too.Many"}'),
+                    ok(fixture_bytes)])
+    with pytest.raises(sx.ExportRequestError) as e:
+        _http._open(server.url, None, None, 5.0)
+    assert (e.value.status, e.value.code) == (429, "Too.Many") and len(server.requests) == 1
+
+
+def test_an_answer_without_a_content_type_is_refused(serve):
+    server = serve([(200, {}, b"")])
+    with pytest.raises(sx.ExportError) as e:
+        _http._open(server.url, None, None, 5.0)
+    assert str(e.value) == "expected application/vnd.apache.arrow.stream, the server answered ''"
