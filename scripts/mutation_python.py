@@ -70,11 +70,11 @@ def main() -> int:
     seen: set[str] = set()
     rows = []
     listed = []
-    totals = [0] * 6
+    totals = [0] * 7
     for meta in metas:
         module = meta.name[: -len(".py.meta")]
         codes: dict[str, int | None] = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
-        counts = [0] * 6  # mutants, killed, survived, no tests, equivalent, not checked
+        counts = [0] * 7  # mutants, killed, survived, no tests, equivalent, not checked, timeouts (in killed)
         for name, code in sorted(codes.items()):
             counts[0] += 1
             if name in equivalent:
@@ -85,6 +85,7 @@ def main() -> int:
             elif code in KILLED or code in TIMEOUT or code in CRASHED:
                 counts[1] += 1
                 if code not in KILLED:
+                    counts[6] += 1
                     listed.append(f"{name}: {'timeout' if code in TIMEOUT else 'crashed'} (counted as killed)")
             elif code in SURVIVED:
                 counts[2] += 1
@@ -106,16 +107,17 @@ def main() -> int:
 
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [BEGIN, "",
-             f"Written by `{args.command}` on {now} ({args.elapsed / 60:.1f} min, {args.workers} worker process(es),"
-             f" {args.mutmut}).", "",
-             "| module | mutants | killed | survived | no tests | equivalent | score |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+             f"Written by `{args.command}` on {now} ("
+             + (f"{args.elapsed / 60:.1f} min, {args.workers} worker process(es), " if args.elapsed else "")
+             + f"{args.mutmut}).", "",
+             "| module | mutants | killed | of which timeout or crash | survived | no tests | equivalent | score |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for module, c in rows:
-        lines.append(f"| `{module}.py` | {c[0]} | {c[1]} | {c[2]} | {c[3]} | {c[4]} | {score(c)}"
+        lines.append(f"| `{module}.py` | {c[0]} | {c[1]} | {c[6]} | {c[2]} | {c[3]} | {c[4]} | {score(c)}"
                      + (f" ({c[5]} not checked)" if c[5] else "") + " |")
-    lines.append(f"| **all** | {totals[0]} | {totals[1]} | {totals[2]} | {totals[3]} | {totals[4]} |"
+    lines.append(f"| **all** | {totals[0]} | {totals[1]} | {totals[6]} | {totals[2]} | {totals[3]} | {totals[4]} |"
                  f" {score(totals)}" + (f" ({totals[5]} not checked)" if totals[5] else "") + " |")
-    lines += ["", "score = killed / (mutants - equivalent); a timeout counts as killed. Survivors, untested and "
+    lines += ["", "score = killed / (mutants - equivalent), mutants not checked yet counted as not killed; a timeout or crash counts as killed. Survivors, untested and "
               "timed-out mutants: `python/mutants/survivors.txt`; `cd python && .venv/bin/mutmut show NAME` shows "
               "one.", "", END]
     block = "\n".join(lines)
