@@ -71,6 +71,8 @@ def _retry_after(value: Optional[str]) -> Optional[float]:
         return None
     if when is None:
         return None
+    if when.tzinfo is None:  # asctime's form ("Sun Nov  6 08:49:37 1994") names no zone: an HTTP-date is in GMT
+        when = when.replace(tzinfo=datetime.timezone.utc)
     return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
 
 
