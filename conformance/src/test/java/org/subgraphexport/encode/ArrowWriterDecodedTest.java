@@ -1,0 +1,752 @@
+package org.subgraphexport.encode;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.GraphWriter;
+import org.subgraphexport.wire.Header;
+import org.subgraphexport.wire.TokenNames;
+import org.subgraphexport.wire.ValueSink.ArrayKind;
+import org.subgraphexport.wire.ValueSink.VectorKind;
+import org.subgraphexport.wire.Wire.Arrow;
+
+/**
+ * The {@code arrow} writer's streams decoded by {@link ArrowStreamReader} and checked value by value, in Java (PIT
+ * runs the Java tests only; pyarrow reads the golden files in python/tests): every value type in its column and in
+ * the fallback, the timestamp range's edges, rows over several batches, an error in the middle of a row, column
+ * names, label sets, types and keys past the writer's first table sizes, the group limit, a delta's ids that left,
+ * and when a batch closes.
+ */
+class ArrowWriterDecodedTest {
+
+    /** Writes a stream's records (header and end are the test's helper's). */
+    interface Records {
+        void write(GraphWriter w) throws IOException;
+    }
+
+    /** A stream of {@code records} with the fixture's header, batches of {@code batch} rows, then end(.., STATE). */
+    static byte[] stream(int batch, TokenNames tokens, Records records) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = ArrowGraphWriter.arrow(out, batch);
+        w.header(FixtureStream.HEADER, tokens);
+        records.write(w);
+        w.end(7, 3, false, FixtureStream.STATE);
+        w.finish();
+        return out.toByteArray();
+    }
+
+    static byte[] stream(int batch, Records records) throws IOException {
+        return stream(batch, new LzfChunkTest.SimpleTokens(), records);
+    }
+
+    /** One property of every value type, keys 10 to 10 + 26 (arrays and vectors included). */
+    static void everyType(GraphWriter w) throws IOException {
+        int k = 10;
+        w.property(k++);
+        w.writeBoolean(true);
+        w.property(k++);
+        w.writeByte((byte) -7);
+        w.property(k++);
+        w.writeShort((short) -300);
+        w.property(k++);
+        w.writeInt(-70000);
+        w.property(k++);
+        w.writeLong(1L << 40);
+        w.property(k++);
+        w.writeFloat(0.25f);
+        w.property(k++);
+        w.writeDouble(-2.5);
+        w.property(k++);
+        w.writeChar('\u00e9');
+        w.property(k++);
+        w.writeString("str");
+        w.property(k++);
+        byte[] utf8 = "xx\u00fcyy".getBytes(StandardCharsets.UTF_8);
+        w.writeUtf8(utf8, 2, 2);                                        // "\u00fc": the middle two bytes
+        w.property(k++);
+        w.writeBytes(new byte[] {1, 2, (byte) 0xFF});
+        w.property(k++);
+        w.writePoint(7203, new double[] {1.5, -2});
+        w.property(k++);
+        w.writePoint(4979, new double[] {1, 2, 3});
+        w.property(k++);
+        w.writeDuration(14, 3, -5, 6);
+        w.property(k++);
+        w.writeDate(LocalDate.of(1969, 12, 31));
+        w.property(k++);
+        w.writeLocalTime(LocalTime.of(23, 59, 59, 999));
+        w.property(k++);
+        w.writeTime(OffsetTime.of(1, 2, 3, 4, ZoneOffset.ofHours(-5)));
+        w.property(k++);
+        w.writeLocalDateTime(LocalDateTime.of(2262, 4, 11, 23, 47, 16, 854775807));  // the last that fits
+        w.property(k++);
+        w.writeDateTime(ZonedDateTime.of(1677, 9, 21, 0, 12, 43, 145224193, ZoneId.of("Z")));  // the first that fits
+        w.property(k++);
+        w.writeUuid(0x0102030405060708L, 0x090A0B0C0D0E0F10L);
+        w.property(k++);
+        w.writeVector(VectorKind.INT8, new byte[] {-1, 2});
+        w.property(k++);
+        w.writeVector(VectorKind.INT16, new short[] {-3});
+        w.property(k++);
+        w.writeVector(VectorKind.INT32, new int[] {4, -5});
+        w.property(k++);
+        w.writeVector(VectorKind.FLOAT64, new double[] {0.5});
+        w.property(k++);
+        w.beginArray(2, ArrayKind.DATE);
+        w.writeDate(LocalDate.of(2000, 1, 1));
+        w.writeDate(LocalDate.of(-1, 12, 31));
+        w.endArray();
+        w.property(k++);
+        w.beginArray(1, ArrayKind.LOCAL_DATE_TIME);
+        w.writeLocalDateTime(LocalDateTime.of(1970, 1, 1, 0, 0, 0, 1));
+        w.endArray();
+        w.property(k);
+        w.beginArray(2, ArrayKind.CHAR);
+        w.writeChar('a');
+        w.writeChar('\uffff');
+        w.endArray();
+    }
+
+    /** What {@link #everyType} reads back from its columns, by column name. */
+    static Map<String, Object> everyTypeDecoded() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("key10", true);
+        m.put("key11", (byte) -7);
+        m.put("key12", (short) -300);
+        m.put("key13", -70000);
+        m.put("key14", 1L << 40);
+        m.put("key15", 0.25f);
+        m.put("key16", -2.5);
+        m.put("key17", '\u00e9');
+        m.put("key18", "str");
+        m.put("key19", "\u00fc");
+        m.put("key20", "hex:0102ff");
+        m.put("key21", point(7203, 1.5, -2.0, null));
+        m.put("key22", point(4979, 1.0, 2.0, 3.0));
+        Map<String, Object> duration = new LinkedHashMap<>();
+        duration.put("months", 14L);
+        duration.put("days", 3L);
+        duration.put("seconds", -5L);
+        duration.put("nanoseconds", 6);
+        m.put("key23", duration);
+        m.put("key24", LocalDate.of(1969, 12, 31));
+        m.put("key25", LocalTime.of(23, 59, 59, 999));
+        Map<String, Object> time = new LinkedHashMap<>();
+        time.put("time", LocalTime.of(1, 2, 3, 4));
+        time.put("offset_seconds", -5 * 3600);
+        m.put("key26", time);
+        m.put("key27", LocalDateTime.of(2262, 4, 11, 23, 47, 16, 854775807));
+        Map<String, Object> dateTime = new LinkedHashMap<>();
+        dateTime.put("instant", Instant.parse("1677-09-21T00:12:43.145224193Z"));
+        dateTime.put("zone", "Z");
+        m.put("key28", dateTime);
+        m.put("key29", UUID.fromString("01020304-0506-0708-090a-0b0c0d0e0f10"));
+        m.put("key30", List.of((byte) -1, (byte) 2));
+        m.put("key31", List.of((short) -3));
+        m.put("key32", List.of(4, -5));
+        m.put("key33", List.of(0.5));
+        m.put("key34", List.of(LocalDate.of(2000, 1, 1), LocalDate.of(-1, 12, 31)));
+        m.put("key35", List.of(LocalDateTime.of(1970, 1, 1, 0, 0, 0, 1)));
+        m.put("key36", List.of('a', '\uffff'));
+        return m;
+    }
+
+    private static Map<String, Object> point(int srid, double x, double y, Double z) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("srid", srid);
+        p.put("x", x);
+        p.put("y", y);
+        p.put("z", z);
+        return p;
+    }
+
+    /** The properties object the json writer writes for {@code properties} on a node (docs 7.3's fallback). */
+    static String jsonProperties(Records properties) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = JsonGraphWriter.json(out);
+        w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
+        w.beginNode(0, new int[0], 0);
+        properties.write(w);
+        w.endNode();
+        w.end(1, 0, false);
+        w.finish();
+        String json = out.toString(StandardCharsets.UTF_8);
+        int start = json.indexOf("\"properties\":") + "\"properties\":".length();
+        int end = json.indexOf(",{\"record\":\"end\"");
+        return json.substring(start, end - 1);
+    }
+
+    @Test
+    void everyValueTypeReadsBackFromItsColumn() throws IOException {
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(4, w -> {
+            w.beginNode(1, new int[] {0}, 1);
+            everyType(w);
+            w.endNode();
+            w.beginNode(2, new int[] {0}, 1);  // every column null
+            w.endNode();
+        }));
+        assertEquals(List.of("schema", "dictionary 0", "dictionary 1", "batch 2", "batch 0"), s.messages);
+        Map<String, Object> expected = new LinkedHashMap<>();
+        expected.put("id", 1L);
+        expected.put("labels", List.of("Label0"));
+        expected.putAll(everyTypeDecoded());
+        expected.put(Arrow.EXTRA, null);
+        assertEquals(expected, s.rows().get(0).values());
+        Map<String, Object> empty = new LinkedHashMap<>();
+        expected.forEach((k, v) -> empty.put(k, null));
+        empty.put("id", 2L);
+        empty.put("labels", List.of("Label0"));
+        assertEquals(empty, s.rows().get(1).values());
+        ArrowStreamReader.Field group = s.group(2);
+        assertEquals("node:Label0", group.name());
+        Map<String, String> types = new LinkedHashMap<>();
+        for (ArrowStreamReader.Field f : group.children()) {
+            if (f.metadata() != null) {
+                assertEquals(f.name(), f.metadata().get(Arrow.META_KEY));
+                types.put(f.name(), f.metadata().get(Arrow.META_TYPE));
+            }
+        }
+        assertEquals(List.of("boolean", "byte", "short", "int", "long", "float", "double", "char", "string", "string",
+                "bytes", "point", "point", "duration", "date", "localtime", "time", "localdatetime", "datetime",
+                "uuid", "vector(INT8)", "vector(INT16)", "vector(INT32)", "vector(FLOAT64)", "date[]",
+                "localdatetime[]", "char[]"), List.copyOf(types.values()));
+        assertEquals("arrow.uuid", group.child("key29").metadata().get("ARROW:extension:name"));
+        assertFalse(group.child("id").nullable());
+        assertFalse(group.child("labels").nullable());
+        assertTrue(group.child("key10").nullable());
+        assertTrue(group.child(Arrow.EXTRA).nullable());
+    }
+
+    /**
+     * Timestamps in nanoseconds fit from Long.MIN_VALUE + 1 (Long.MIN_VALUE is pandas' NaT) to Long.MAX_VALUE: each
+     * edge in the column, one nanosecond beyond in extra_properties; a date-time array with one element beyond
+     * falls back whole, one with all elements inside stays a list. (Until this test, the whole first second of the
+     * range, 1677-09-21T00:12:43.145224193 to .999999999, fell back: the product overflowed before the sum.)
+     */
+    @Test
+    void timestampsFitFromTheLeastLongPlusOneToTheGreatest() throws IOException {
+        LocalDateTime first = LocalDateTime.of(1677, 9, 21, 0, 12, 43, 145224193);
+        LocalDateTime last = LocalDateTime.of(2262, 4, 11, 23, 47, 16, 854775807);
+        List<LocalDateTime> values = List.of(first, first.minusNanos(1), first.plusNanos(854775806),
+                first.minusSeconds(1), last, last.plusNanos(1), last.minusNanos(854775807), last.plusSeconds(1),
+                LocalDateTime.of(1970, 1, 1, 0, 0, 0, 1), LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999999999));
+        List<Boolean> fit = List.of(true, false, true, false, true, false, true, false, true, true);
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(100, w -> {
+            for (int i = 0; i < values.size(); i++) {
+                w.beginNode(i, new int[] {0}, 1);
+                w.property(1);
+                w.writeLocalDateTime(values.get(i));
+                w.property(2);
+                w.writeDateTime(values.get(i).atZone(ZoneId.of("UTC")));
+                w.property(3);
+                w.beginArray(2, ArrayKind.DATE_TIME);
+                w.writeDateTime(first.atZone(ZoneId.of("Z")));
+                w.writeDateTime(values.get(i).atZone(ZoneId.of("Z")));
+                w.endArray();
+                w.endNode();
+            }
+        }));
+        for (int i = 0; i < values.size(); i++) {
+            ArrowStreamReader.Row row = s.rows().get(i);
+            Instant instant = values.get(i).toInstant(ZoneOffset.UTC);
+            if (fit.get(i)) {
+                assertEquals(values.get(i), row.get("key1"), "row " + i);
+                assertEquals(Map.of("instant", instant, "zone", "UTC"), row.get("key2"), "row " + i);
+                assertEquals(List.of(Map.of("instant", first.toInstant(ZoneOffset.UTC), "zone", "Z"),
+                        Map.of("instant", instant, "zone", "Z")), row.get("key3"), "row " + i);
+                assertEquals(null, row.get(Arrow.EXTRA), "row " + i);
+            } else {
+                assertEquals(null, row.get("key1"), "row " + i);
+                assertEquals(null, row.get("key2"), "row " + i);
+                assertEquals(null, row.get("key3"), "row " + i);
+                String text = values.get(i).toString();
+                assertEquals("{\"key1\":{\"localdatetime\":\"" + text + "\"},\"key2\":{\"datetime\":\"" + text
+                        + "Z[UTC]\"},\"key3\":{\"datetime[]\":[\"1677-09-21T00:12:43.145224193Z\",\"" + text + "Z\"]}}",
+                        row.get(Arrow.EXTRA), "row " + i);
+            }
+        }
+    }
+
+    /** After the schema, a key the group has no column for: every value type goes to extra_properties as json. */
+    @Test
+    void everyValueTypeFallsBackAsTheJsonWriterWritesIt() throws IOException {
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(1, w -> {
+            w.beginNode(1, new int[] {0}, 1);  // a batch of its own: the schema goes out with it
+            w.endNode();
+            w.beginNode(2, new int[] {0}, 1);
+            everyType(w);
+            w.endNode();
+        }));
+        assertEquals(List.of("schema", "dictionary 0", "dictionary 1", "batch 1", "batch 1", "batch 0"), s.messages);
+        ArrowStreamReader.Row row = s.rows().get(1);
+        assertEquals(2L, row.get("id"));
+        assertEquals(jsonProperties(ArrowWriterDecodedTest::everyType), row.get(Arrow.EXTRA));
+        assertTrue(((String) row.get(Arrow.EXTRA)).startsWith("{\"key10\":true,\"key11\":{\"byte\":-7},"),
+                (String) row.get(Arrow.EXTRA));
+    }
+
+    /**
+     * 1,500 rows in batches of 600, 600 and 300, each column kind with values and nulls in every pattern: every
+     * buffer grows past its first size (validity past 64 bytes, data past 256, offsets past 64 entries, the union's
+     * type ids past 256), and the second batch starts from empty columns (no value or bit of the first left over).
+     */
+    @Test
+    void rowsOverSeveralBatchesReadBackRowByRow() throws IOException {
+        int n = 1500;
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(600, w -> {
+            for (int i = 0; i < n; i++) {
+                w.beginNode(i, new int[] {0}, 1);
+                if (i % 3 != 0) {
+                    w.property(1);
+                    w.writeLong(i * 1_000_003L);
+                }
+                if (i % 2 == 0) {
+                    w.property(2);
+                    w.writeBoolean(i % 4 == 0);
+                }
+                if (i % 5 != 0) {
+                    w.property(3);
+                    w.writeString("s" + i);
+                }
+                if (i % 7 == 0) {
+                    w.property(4);
+                    w.beginArray(i % 3, ArrayKind.INT);
+                    for (int j = 0; j < i % 3; j++) {
+                        w.writeInt(i + j);
+                    }
+                    w.endArray();
+                }
+                if (i % 11 == 0) {
+                    w.property(5);
+                    w.writePoint(7203, new double[] {i, -i});
+                }
+                w.endNode();
+                if (i % 13 == 0) {
+                    w.beginRelationship(i, 0, i, i + 1);
+                    w.property(1);
+                    w.writeBoolean(i % 26 == 0);
+                    w.endRelationship();
+                }
+            }
+        }));
+        List<String> expectedMessages = new java.util.ArrayList<>(List.of("schema", "dictionary 0", "dictionary 1"));
+        int rows = n + (n + 12) / 13;
+        for (int left = rows; left > 0; left -= 600) {
+            expectedMessages.add("batch " + Math.min(600, left));
+        }
+        expectedMessages.add("batch 0");
+        assertEquals(expectedMessages, s.messages);
+        int node = 0;
+        for (ArrowStreamReader.Row row : s.rows()) {
+            if (row.groupName().equals("relationship:TYPE_0")) {
+                long i = (Long) row.get("id");
+                assertEquals(0, i % 13);
+                assertEquals(Map.of("id", i, "type", "TYPE_0", "source", i, "target", i + 1, "key1", i % 26 == 0,
+                        Arrow.EXTRA, java.util.Optional.empty()), withEmpty(row.values()));
+                continue;
+            }
+            int i = node++;
+            Map<String, Object> expected = new LinkedHashMap<>();
+            expected.put("id", (long) i);
+            expected.put("labels", List.of("Label0"));
+            expected.put("key1", i % 3 != 0 ? i * 1_000_003L : null);
+            expected.put("key2", i % 2 == 0 ? i % 4 == 0 : null);
+            expected.put("key3", i % 5 != 0 ? "s" + i : null);
+            List<Integer> ints = new java.util.ArrayList<>();
+            for (int j = 0; j < i % 3; j++) {
+                ints.add(i + j);
+            }
+            expected.put("key4", i % 7 == 0 ? ints : null);
+            expected.put("key5", i % 11 == 0 ? point(7203, i, -i, null) : null);
+            expected.put(Arrow.EXTRA, null);
+            assertEquals(expected, row.values(), "node " + i);
+        }
+        assertEquals(n, node);
+    }
+
+    /** Map.of refuses nulls: nulls as Optional.empty(). */
+    private static Map<String, Object> withEmpty(Map<String, Object> m) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        m.forEach((k, v) -> out.put(k, v == null ? java.util.Optional.empty() : v));
+        return out;
+    }
+
+    /**
+     * An error in the middle of a record drops its row from every kind of column (fixed, boolean, strings, lists,
+     * structs, the labels' list and the union), and the rows before it read back whole: their values and their nulls.
+     */
+    @Test
+    void anErrorDropsTheUnfinishedRowFromEveryKindOfColumn() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = ArrowGraphWriter.arrow(out, 100);
+        w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
+        for (int i = 0; i < 3; i++) {  // first rows: key 1 only
+            w.beginNode(i, new int[] {0}, 1);
+            w.property(1);
+            w.writeLong(i);
+            w.endNode();
+        }
+        w.beginNode(3, new int[] {0, 1}, 2);  // another group: the next node is row 3 of the first
+        w.property(1);
+        w.writeLong(33);
+        w.endNode();
+        w.beginNode(4, new int[] {0}, 1);  // a value in every kind of column, then the error
+        w.property(1);
+        w.writeLong(44);
+        w.property(2);
+        w.writeBoolean(true);
+        w.property(3);
+        w.writeString("dropped");
+        w.property(4);
+        w.writePoint(7203, new double[] {1, 2});
+        w.property(5);
+        w.beginArray(2, ArrayKind.LONG);
+        w.writeLong(5);
+        w.writeLong(6);
+        w.endArray();
+        w.property(6);
+        w.writeBytes(new byte[] {9});
+        w.property(7);
+        w.beginArray(1, ArrayKind.STRING);
+        w.writeString("x");
+        w.endArray();
+        w.error("Neo.ClientError.Test", null);
+        w.finish();
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(out.toByteArray());
+        assertEquals(List.of("schema", "dictionary 0", "dictionary 1", "batch 4", "batch 0"), s.messages);
+        assertEquals(Map.of("subgraph.record", "error", "subgraph.code", "Neo.ClientError.Test", "subgraph.message",
+                ""), s.closing);
+        List<ArrowStreamReader.Row> rows = s.rows();
+        for (int i = 0; i < 3; i++) {
+            Map<String, Object> expected = new LinkedHashMap<>();
+            expected.put("id", (long) i);
+            expected.put("labels", List.of("Label0"));
+            expected.put("key1", (long) i);
+            for (int k = 2; k <= 7; k++) {
+                expected.put("key" + k, null);
+            }
+            expected.put(Arrow.EXTRA, null);
+            assertEquals(expected, rows.get(i).values(), "row " + i);
+        }
+        assertEquals(33L, rows.get(3).get("key1"));
+        assertEquals(List.of("Label0", "Label1"), rows.get(3).get("labels"));
+    }
+
+    /** Tokens named by the test: labels, types and keys from lists (SimpleTokens' names past their end). */
+    static TokenNames names(List<String> keys) {
+        return new TokenNames() {
+            @Override
+            public String label(int id) {
+                return "Label" + id;
+            }
+
+            @Override
+            public String relationshipType(int id) {
+                return "TYPE_" + id;
+            }
+
+            @Override
+            public String propertyKey(int id) {
+                return id < keys.size() ? keys.get(id) : "key" + id;
+            }
+        };
+    }
+
+    /**
+     * docs/wire-format.md 7.2: a key named like a fixed column gets its type as suffix ({@code id:long},
+     * {@code labels:string}, {@code type:boolean} in relationships), a key's second type {@code key:type}, a name
+     * already taken a further {@code :2}; the names are the same in every group of a kind, and each column's
+     * metadata names its key and type.
+     */
+    @Test
+    void columnNamesStepAsideForFixedColumnsAndForEachOther() throws IOException {
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(100,
+                names(List.of("id", "labels", "v:double", "v", "type", "extra_properties")), w -> {
+            w.beginNode(0, new int[] {0}, 1);
+            w.property(0);
+            w.writeLong(1);
+            w.property(1);
+            w.writeString("l");
+            w.property(2);
+            w.writeString("vd");
+            w.property(3);
+            w.writeLong(3);
+            w.property(5);
+            w.writeInt(5);
+            w.endNode();
+            w.beginNode(1, new int[] {1}, 1);
+            w.property(3);
+            w.writeDouble(3.5);
+            w.property(4);
+            w.writeString("t");
+            w.endNode();
+            w.beginRelationship(0, 0, 0, 1);
+            w.property(4);
+            w.writeBoolean(true);
+            w.property(0);
+            w.writeLong(2);
+            w.endRelationship();
+        }));
+        assertEquals(List.of("id", "labels", "id:long", "labels:string", "v:double", "v", "extra_properties:int",
+                "extra_properties"), names(s.group(2)));
+        assertEquals(List.of("id", "labels", "v:double:2", "type", "extra_properties"), names(s.group(3)));
+        assertEquals(List.of("id", "type", "source", "target", "type:boolean", "id:long", "extra_properties"),
+                names(s.group(4)));
+        // the catch-alls: every (key, type) of their kind, in the order first seen
+        assertEquals(List.of("id", "labels", "id:long", "labels:string", "v:double", "v", "extra_properties:int",
+                "v:double:2", "type", "extra_properties"), names(s.group(0)));
+        ArrowStreamReader.Field v2 = s.group(3).child("v:double:2");
+        assertEquals(Map.of(Arrow.META_KEY, "v", Arrow.META_TYPE, "double"), v2.metadata());
+        assertEquals(Map.of(Arrow.META_KEY, "id", Arrow.META_TYPE, "long"), s.group(4).child("id:long").metadata());
+        assertEquals(1L, s.rows().get(0).get("id:long"));
+        assertEquals(0L, s.rows().get(0).get("id"));
+        assertEquals(5, s.rows().get(0).get("extra_properties:int"));
+        assertEquals(3.5, s.rows().get(1).get("v:double:2"));
+        assertEquals(true, s.rows().get(2).get("type:boolean"));
+        assertEquals("TYPE_0", s.rows().get(2).get("type"));
+    }
+
+    private static List<String> names(ArrowStreamReader.Field group) {
+        return group.children().stream().map(ArrowStreamReader.Field::name).toList();
+    }
+
+    @Test
+    void aKeyTwiceInOneRecordAndAPointOfOneCoordinateAreRefused() throws IOException {
+        GraphWriter w = ArrowGraphWriter.arrow(new ByteArrayOutputStream(), 100);
+        w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
+        w.beginNode(0, new int[] {0}, 1);
+        w.property(1);
+        w.writeLong(1);
+        w.property(1);
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> w.writeLong(2));
+        assertEquals("property key 1 twice in one record", twice.getMessage());
+        w.property(2);
+        IllegalArgumentException point = assertThrows(IllegalArgumentException.class,
+                () -> w.writePoint(7203, new double[] {1}));
+        assertEquals("a point has 2 or 3 coordinates, not 1", point.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> w.writePoint(7203, new double[4]));
+    }
+
+    /**
+     * Ids past the writer's first table sizes: 20 labels on one node and label, type and key ids of 40 and more,
+     * read back by name; a label set seen again (not right after) finds its group.
+     */
+    @Test
+    void manyLabelsHighIdsAndLabelSetsSeenAgain() throws IOException {
+        int[] many = new int[20];
+        for (int i = 0; i < many.length; i++) {
+            many[i] = 40 + i;
+        }
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(100, w -> {
+            w.beginNode(0, many, many.length);
+            w.property(50);
+            w.writeLong(50);
+            w.endNode();
+            w.beginNode(1, new int[] {41, 40}, 2);
+            w.property(60);
+            w.writeLong(60);
+            w.endNode();
+            w.beginNode(2, new int[] {45}, 1);
+            w.endNode();
+            w.beginNode(3, many, many.length);
+            w.property(70);
+            w.writeString("seventy");
+            w.property(50);
+            w.writeLong(51);
+            w.endNode();
+            w.beginNode(4, new int[] {41, 40}, 2);
+            w.endNode();
+            w.beginNode(5, new int[] {45}, 1);
+            w.endNode();
+            w.beginNode(6, new int[] {41, 40, 42}, 3);
+            w.endNode();
+            w.beginNode(7, many, 3);  // 40, 41, 42: another set
+            w.endNode();
+            w.beginNode(8, new int[] {30}, 1);
+            w.endNode();
+            w.beginNode(9, new int[] {45}, 1);
+            w.endNode();
+            for (int t = 45; t >= 35; t -= 10) {
+                w.beginRelationship(t, t, 0, 1);
+                w.property(80);
+                w.writeInt(t);
+                w.endRelationship();
+            }
+            w.beginRelationship(46, 45, 0, 1);
+            w.endRelationship();
+        }));
+        List<String> manyNames = new java.util.ArrayList<>();
+        for (int id : many) {
+            manyNames.add("Label" + id);
+        }
+        List<ArrowStreamReader.Row> rows = s.rows();
+        assertEquals(manyNames, rows.get(0).get("labels"));
+        assertEquals(50L, rows.get(0).get("key50"));
+        assertEquals(List.of("Label41", "Label40"), rows.get(1).get("labels"));
+        assertEquals(60L, rows.get(1).get("key60"));
+        assertEquals(manyNames, rows.get(3).get("labels"));
+        assertEquals("seventy", rows.get(3).get("key70"));
+        assertEquals(51L, rows.get(3).get("key50"));
+        int manyGroup = rows.get(0).group();
+        assertEquals(manyGroup, rows.get(3).group());
+        assertEquals(rows.get(1).group(), rows.get(4).group());
+        assertEquals(rows.get(2).group(), rows.get(5).group());
+        assertEquals(rows.get(2).group(), rows.get(9).group());
+        assertEquals("node:Label41:Label40", rows.get(4).groupName());
+        assertEquals("node:Label45", rows.get(5).groupName());
+        assertEquals("node:Label41:Label40:Label42", rows.get(6).groupName());
+        assertEquals("node:Label40:Label41:Label42", rows.get(7).groupName());
+        assertEquals("node:Label30", rows.get(8).groupName());
+        assertEquals(List.of("Label30"), rows.get(8).get("labels"));
+        assertEquals(List.of(List.of("Label45"), "relationship:TYPE_45", "TYPE_45", 45),
+                List.of(rows.get(9).get("labels"), rows.get(10).groupName(), rows.get(10).get("type"),
+                        rows.get(10).get("key80")));
+        assertEquals(List.of("relationship:TYPE_35", "TYPE_35", 35),
+                List.of(rows.get(11).groupName(), rows.get(11).get("type"), rows.get(11).get("key80")));
+        assertEquals(rows.get(10).group(), rows.get(12).group());
+        assertEquals(46L, rows.get(12).get("id"));
+        assertEquals(2 + 6 + 2, s.element.children().size(), "catch-alls, 6 label sets, 2 types");
+    }
+
+    /**
+     * At most 127 groups (the union's type ids are bytes): the 126th label set and type and later ones (with the
+     * catch-alls, 127 are taken) go to the catch-alls, with their labels and type still in their columns.
+     */
+    @Test
+    void labelSetsAndTypesBeyond127GroupsGoToTheCatchAlls() throws IOException {
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(1000, w -> {
+            for (int i = 0; i < 130; i++) {
+                w.beginNode(i, new int[] {i}, 1);
+                w.endNode();
+            }
+            for (int t = 0; t < 3; t++) {
+                w.beginRelationship(t, t, 0, 1);
+                w.endRelationship();
+            }
+        }));
+        assertEquals(127, s.element.children().size());
+        List<ArrowStreamReader.Row> rows = s.rows();
+        for (int i = 0; i < 130; i++) {
+            assertEquals(i < 125 ? i + 2 : 0, rows.get(i).group(), "node " + i);
+            assertEquals(List.of("Label" + i), rows.get(i).get("labels"));
+        }
+        for (int t = 0; t < 3; t++) {
+            assertEquals(1, rows.get(130 + t).group(), "relationship " + t);
+            assertEquals("TYPE_" + t, rows.get(130 + t).get("type"));
+        }
+    }
+
+    /** A delta stream's ids that left: nodes in child 2, relationships in child 3, in the order written. */
+    @Test
+    void idsThatLeftGoToTheTwoLeftGroups() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = ArrowGraphWriter.arrow(out, 3);
+        w.header(new Header("neo4j", "4:db:0", "4:db:", "5:db:", "db:45", 0, 1, "db:42"),
+                new LzfChunkTest.SimpleTokens());
+        w.beginNode(5, new int[] {0}, 1);
+        w.endNode();
+        w.leftNode(3);
+        w.leftRelationship(30);
+        w.leftNode(4);
+        w.leftRelationship(31);
+        w.end(1, 0, false, "db:45");
+        w.finish();
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(out.toByteArray());
+        assertEquals("db:42", s.schemaMetadata.get(Arrow.META_SINCE));
+        assertEquals(List.of("node", "relationship", "left:node", "left:relationship", "node:Label0"),
+                s.element.children().stream().map(ArrowStreamReader.Field::name).toList());
+        assertEquals(Map.of(Arrow.META_KIND, Arrow.LEFT_NODE), s.group(2).metadata());
+        assertEquals(Map.of(Arrow.META_KIND, Arrow.LEFT_RELATIONSHIP), s.group(3).metadata());
+        assertEquals(List.of("id"), names(s.group(3)));
+        assertEquals(List.of("batch 3", "batch 2", "batch 0"), s.messages.subList(3, 6));
+        List<String> rows = s.rows().stream().map(r -> r.groupName() + " " + r.get("id")).toList();
+        assertEquals(List.of("node:Label0 5", "left:node 3", "left:relationship 30", "left:node 4",
+                "left:relationship 31"), rows);
+    }
+
+    /** Without a delta header, no left groups, no since; end without a state says an empty one. */
+    @Test
+    void aStreamThatIsNoDeltaHasNoLeftGroupsAndEndWithoutStateSaysEmpty() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = ArrowGraphWriter.arrow(out, 2);
+        w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
+        w.end(0, 0, true);
+        w.finish();
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(out.toByteArray());
+        assertEquals(List.of("node", "relationship"), names(s.element));
+        assertFalse(s.schemaMetadata.containsKey(Arrow.META_SINCE));
+        assertEquals(List.of("schema", "dictionary 0", "dictionary 1", "batch 0", "batch 0"), s.messages);
+        assertEquals(Map.of("subgraph.record", "end", "subgraph.nodes", "0", "subgraph.relationships", "0",
+                "subgraph.truncated", "true", "subgraph.state", ""), s.closing);
+    }
+
+    /**
+     * A batch closes once its columns hold 8 MiB (docs 7.4), summed right after a row whose strings pass 256 KiB:
+     * a string that brings the batch to exactly 8 MiB closes it after its row, one byte less does not. (The batch of
+     * one node with one string property of n characters holds n + 29 bytes: the union's 5, the id's 8, the labels'
+     * offset and index 8, the string's offset 4, extra_properties' offset 4.)
+     */
+    @Test
+    void aBatchClosesOnceItsColumnsHoldEightMebibytes() throws IOException {
+        for (int bytes = Arrow.BATCH_BYTES - 30; bytes <= Arrow.BATCH_BYTES - 29; bytes++) {
+            String big = "x".repeat(bytes);
+            ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(100_000, w -> {
+                w.beginNode(0, new int[] {0}, 1);
+                w.property(1);
+                w.writeString(big);
+                w.endNode();
+                w.beginNode(1, new int[] {0}, 1);
+                w.endNode();
+            }));
+            List<String> batches = bytes == Arrow.BATCH_BYTES - 29 ? List.of("batch 1", "batch 1", "batch 0")
+                    : List.of("batch 2", "batch 0");
+            assertEquals(batches, s.messages.subList(3, s.messages.size()), bytes + " bytes");
+            assertEquals(big, s.rows().get(0).get("key1"));
+            assertEquals(1L, s.rows().get(1).get("id"));
+        }
+    }
+
+    /**
+     * Fixed-width values are not counted as they come: the batch's size is summed every 256 rows, so 257 rows of
+     * 1,200 durations (33,600 bytes each: past 8 MiB at row 250) close the batch at row 256.
+     */
+    @Test
+    void withFixedWidthValuesOnlyTheSizeIsSummedEvery256Rows() throws IOException {
+        int keys = 1200;
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(100_000, w -> {
+            for (int i = 0; i < 257; i++) {
+                w.beginNode(i, new int[] {0}, 1);
+                for (int k = 0; k < keys; k++) {
+                    w.property(k);
+                    w.writeDuration(i, k, 0, 0);
+                }
+                w.endNode();
+            }
+        }));
+        assertEquals(List.of("batch 256", "batch 1", "batch 0"), s.messages.subList(3, 6));
+        assertEquals(Map.of("months", 256L, "days", (long) keys - 1, "seconds", 0L, "nanoseconds", 0),
+                s.rows().get(256).get("key" + (keys - 1)));
+    }
+}
