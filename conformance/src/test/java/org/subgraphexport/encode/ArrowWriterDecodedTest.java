@@ -749,4 +749,68 @@ class ArrowWriterDecodedTest {
         assertEquals(Map.of("months", 256L, "days", (long) keys - 1, "seconds", 0L, "nanoseconds", 0),
                 s.rows().get(256).get("key" + (keys - 1)));
     }
+
+    /**
+     * A fallback record of 64 KiB or more is handed over by the json writer (Wire.HAND_OVER_BYTES): its properties
+     * still come whole from there, and the next row's fallback starts empty.
+     */
+    @Test
+    void aFallbackOfMoreThan64KibComesWholeAndTheNextStartsEmpty() throws IOException {
+        String big = "\u00e9".repeat(40_000);  // 80,000 bytes of UTF-8
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(1, w -> {
+            w.beginNode(0, new int[] {0}, 1);
+            w.endNode();
+            w.beginNode(1, new int[] {0}, 1);
+            w.property(1);
+            w.writeString(big);
+            w.property(2);
+            w.writeLong(2);
+            w.endNode();
+            w.beginNode(2, new int[] {0}, 1);
+            w.property(3);
+            w.writeBoolean(false);
+            w.endNode();
+            w.beginNode(3, new int[] {0}, 1);
+            w.endNode();
+        }));
+        List<ArrowStreamReader.Row> rows = s.rows();
+        assertEquals("{\"key1\":\"" + big + "\",\"key2\":2}", rows.get(1).get(Arrow.EXTRA));
+        assertEquals("{\"key3\":false}", rows.get(2).get(Arrow.EXTRA));
+        assertEquals(null, rows.get(3).get(Arrow.EXTRA));
+    }
+
+    /**
+     * An error while a value falls back (an array of a key first seen after the schema) or while a date array is
+     * held back to see whether it fits: the complete rows before it go out, then the error.
+     */
+    @Test
+    void anErrorInsideAFallbackOrAHeldBackArrayEndsTheStreamAfterTheCompleteRows() throws IOException {
+        for (boolean fallback : new boolean[] {true, false}) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            GraphWriter w = ArrowGraphWriter.arrow(out, fallback ? 1 : 100);
+            w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
+            w.beginNode(0, new int[] {0}, 1);
+            w.property(1);
+            w.writeString("zero");
+            w.endNode();
+            w.beginNode(1, new int[] {0}, 1);
+            w.property(2);
+            w.writeString("one");
+            w.endNode();
+            w.beginNode(2, new int[] {0}, 1);
+            w.property(3);
+            w.beginArray(2, ArrayKind.DATE);
+            w.writeDate(LocalDate.of(2000, 1, 1));
+            w.error("Neo.TransientError.Test", "stop");
+            w.finish();
+            ArrowStreamReader.Stream s = ArrowStreamReader.read(out.toByteArray());
+            List<ArrowStreamReader.Row> rows = s.rows();
+            assertEquals(2, rows.size());
+            assertEquals("zero", rows.get(0).get("key1"));
+            assertEquals(fallback ? "{\"key2\":\"one\"}" : null, rows.get(1).get(Arrow.EXTRA));
+            assertEquals(fallback ? null : "one", rows.get(1).get("key2"));
+            assertEquals(Map.of("subgraph.record", "error", "subgraph.code", "Neo.TransientError.Test",
+                    "subgraph.message", "stop"), s.closing);
+        }
+    }
 }
