@@ -519,6 +519,22 @@ final class ArrowStreamReader {
             return out;
         }
 
+        /** A vector of strings; empty when absent. */
+        List<String> strings(int slot) {
+            int t = target(slot);
+            List<String> out = new ArrayList<>();
+            if (t == 0) {
+                return out;
+            }
+            assertEquals(0, (t - base) % 4, "vector not 4-aligned");
+            int n = int32(b, t);
+            for (int i = 0; i < n; i++) {
+                int p = t + 4 + 4 * i;
+                out.add(stringAt(p + int32(b, p)));
+            }
+            return out;
+        }
+
         int[] ints(int slot) {
             int t = target(slot);
             assertEquals(0, (t - base) % 4, "vector not 4-aligned");
