@@ -470,6 +470,9 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     @Override
     public void end(long nodes, long relationships, boolean truncated, String state) throws IOException {
         checkEnd();
+        if (rowOpen) {  // the other formats see the open record in their output buffer; arrow's is in the columns
+            throw new IllegalStateException("end() inside a record");
+        }
         sendBatch();
         Map<String, String> end = new LinkedHashMap<>();
         end.put(Arrow.META_RECORD, Wire.Json.R_END);
