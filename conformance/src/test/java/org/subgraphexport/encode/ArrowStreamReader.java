@@ -22,7 +22,8 @@ import java.util.UUID;
  * verifier and pyarrow's reader check, and what this writer promises on top: every scalar aligned to its size from
  * the flatbuffer's start, tables 4-aligned with their vtable before them and inside its bounds, metadata padded to
  * 8, buffers at 8-aligned offsets inside the body, each buffer exactly as long as its column needs (a validity
- * bitmap only when there are nulls, its null count equal to the field node's), padding zero. pyarrow is the oracle
+ * bitmap only when there are nulls, its null count equal to the field node's), padding zero, and what the writer's
+ * columns promise (ArrowColumn): the data of a null and the bits past a column's end are zero. pyarrow is the oracle
  * in python/tests; PIT runs the Java tests only, so these decode what the writer wrote, value by value.
  *
  * <p>Values: int8/int16/int32/int64 as Byte/Short/Integer/Long, uint16 as Character, float32/float64, bool,
@@ -261,6 +262,7 @@ final class ArrowStreamReader {
                     count += valid[i] ? 0 : 1;
                 }
                 assertEquals(nulls, count, f.name + ": null count");
+                assertEquals(0, n % 8 == 0 ? 0 : b[validity[0] + n / 8] >> (n % 8), f.name + ": bits past the end");
                 assertTrue(nulls > 0, f.name + ": a bitmap without nulls");
             }
             if (f.dictionaryId >= 0) {
@@ -321,6 +323,7 @@ final class ArrowStreamReader {
                 case ArrowColumn.T_BOOL -> {
                     int[] data = buffer();
                     assertEquals((n + 7) / 8, data[1], f.name + ": bit buffer");
+                    assertEquals(0, n % 8 == 0 ? 0 : b[data[0] + n / 8] >> (n % 8), f.name + ": bits past the end");
                     for (int i = 0; i < n; i++) {
                         boolean v = (b[data[0] + (i >> 3)] >> (i & 7) & 1) != 0;
                         out[i] = valid[i] ? v : null;

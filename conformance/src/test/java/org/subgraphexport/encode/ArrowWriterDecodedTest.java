@@ -310,7 +310,8 @@ class ArrowWriterDecodedTest {
     /**
      * 1,500 rows in batches of 600, 600 and 300, each column kind with values and nulls in every pattern: every
      * buffer grows past its first size (validity past 64 bytes, data past 256, offsets past 64 entries, the union's
-     * type ids past 256), and the second batch starts from empty columns (no value or bit of the first left over).
+     * type ids past 256), by values or by nulls at a batch's end, and the second batch starts from empty columns (no
+     * value or bit of the first left over).
      */
     @Test
     void rowsOverSeveralBatchesReadBackRowByRow() throws IOException {
@@ -341,6 +342,14 @@ class ArrowWriterDecodedTest {
                 if (i % 11 == 0) {
                     w.property(5);
                     w.writePoint(7203, new double[] {i, -i});
+                }
+                if (i % 600 < 10) {  // values in a batch's first rows only: the arrays grow when the batch goes out
+                    w.property(6);
+                    w.writeBoolean(true);
+                    w.property(7);
+                    w.writeLong(-i);
+                    w.property(8);
+                    w.writeString("early" + i);
                 }
                 w.endNode();
                 if (i % 13 == 0) {
@@ -380,6 +389,9 @@ class ArrowWriterDecodedTest {
             }
             expected.put("key4", i % 7 == 0 ? ints : null);
             expected.put("key5", i % 11 == 0 ? point(7203, i, -i, null) : null);
+            expected.put("key6", i % 600 < 10 ? true : null);
+            expected.put("key7", i % 600 < 10 ? (long) -i : null);
+            expected.put("key8", i % 600 < 10 ? "early" + i : null);
             expected.put(Arrow.EXTRA, null);
             assertEquals(expected, row.values(), "node " + i);
         }
@@ -477,13 +489,13 @@ class ArrowWriterDecodedTest {
     /**
      * docs/wire-format.md 7.2: a key named like a fixed column gets its type as suffix ({@code id:long},
      * {@code labels:string}, {@code type:boolean} in relationships), a key's second type {@code key:type}, a name
-     * already taken a further {@code :2}; the names are the same in every group of a kind, and each column's
-     * metadata names its key and type.
+     * already taken a further {@code :2}, {@code :3}; the names are the same in every group of a kind, and each
+     * column's metadata names its key and type.
      */
     @Test
     void columnNamesStepAsideForFixedColumnsAndForEachOther() throws IOException {
         ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(100,
-                names(List.of("id", "labels", "v:double", "v", "type", "extra_properties")), w -> {
+                names(List.of("id", "labels", "v:double", "v", "type", "extra_properties", "v:double:2")), w -> {
             w.beginNode(0, new int[] {0}, 1);
             w.property(0);
             w.writeLong(1);
@@ -491,6 +503,8 @@ class ArrowWriterDecodedTest {
             w.writeString("l");
             w.property(2);
             w.writeString("vd");
+            w.property(6);
+            w.writeString("vd2");
             w.property(3);
             w.writeLong(3);
             w.property(5);
@@ -498,7 +512,7 @@ class ArrowWriterDecodedTest {
             w.endNode();
             w.beginNode(1, new int[] {1}, 1);
             w.property(3);
-            w.writeDouble(3.5);
+            w.writeDouble(3.5);  // "v", "v:double" and "v:double:2" taken: "v:double:3"
             w.property(4);
             w.writeString("t");
             w.endNode();
@@ -509,21 +523,25 @@ class ArrowWriterDecodedTest {
             w.writeLong(2);
             w.endRelationship();
         }));
-        assertEquals(List.of("id", "labels", "id:long", "labels:string", "v:double", "v", "extra_properties:int",
-                "extra_properties"), names(s.group(2)));
-        assertEquals(List.of("id", "labels", "v:double:2", "type", "extra_properties"), names(s.group(3)));
+        assertEquals(List.of("id", "labels", "id:long", "labels:string", "v:double", "v:double:2", "v",
+                "extra_properties:int", "extra_properties"), names(s.group(2)));
+        assertEquals(List.of("id", "labels", "v:double:3", "type", "extra_properties"), names(s.group(3)));
         assertEquals(List.of("id", "type", "source", "target", "type:boolean", "id:long", "extra_properties"),
                 names(s.group(4)));
         // the catch-alls: every (key, type) of their kind, in the order first seen
-        assertEquals(List.of("id", "labels", "id:long", "labels:string", "v:double", "v", "extra_properties:int",
-                "v:double:2", "type", "extra_properties"), names(s.group(0)));
-        ArrowStreamReader.Field v2 = s.group(3).child("v:double:2");
-        assertEquals(Map.of(Arrow.META_KEY, "v", Arrow.META_TYPE, "double"), v2.metadata());
+        assertEquals(List.of("id", "labels", "id:long", "labels:string", "v:double", "v:double:2", "v",
+                "extra_properties:int", "v:double:3", "type", "extra_properties"), names(s.group(0)));
+        assertEquals(List.of("id", "type", "source", "target", "type:boolean", "id:long", "extra_properties"),
+                names(s.group(1)));
+        assertEquals(Map.of(Arrow.META_KEY, "v", Arrow.META_TYPE, "double"), s.group(3).child("v:double:3").metadata());
+        assertEquals(Map.of(Arrow.META_KEY, "v:double:2", Arrow.META_TYPE, "string"),
+                s.group(2).child("v:double:2").metadata());
         assertEquals(Map.of(Arrow.META_KEY, "id", Arrow.META_TYPE, "long"), s.group(4).child("id:long").metadata());
         assertEquals(1L, s.rows().get(0).get("id:long"));
         assertEquals(0L, s.rows().get(0).get("id"));
+        assertEquals("vd2", s.rows().get(0).get("v:double:2"));
         assertEquals(5, s.rows().get(0).get("extra_properties:int"));
-        assertEquals(3.5, s.rows().get(1).get("v:double:2"));
+        assertEquals(3.5, s.rows().get(1).get("v:double:3"));
         assertEquals(true, s.rows().get(2).get("type:boolean"));
         assertEquals("TYPE_0", s.rows().get(2).get("type"));
     }
@@ -578,6 +596,8 @@ class ArrowWriterDecodedTest {
             w.endNode();
             w.beginNode(4, new int[] {41, 40}, 2);
             w.endNode();
+            w.beginNode(44, new int[] {41, 40}, 2);  // the same set right after: the last group
+            w.endNode();
             w.beginNode(5, new int[] {45}, 1);
             w.endNode();
             w.beginNode(6, new int[] {41, 40, 42}, 3);
@@ -612,50 +632,62 @@ class ArrowWriterDecodedTest {
         int manyGroup = rows.get(0).group();
         assertEquals(manyGroup, rows.get(3).group());
         assertEquals(rows.get(1).group(), rows.get(4).group());
-        assertEquals(rows.get(2).group(), rows.get(5).group());
-        assertEquals(rows.get(2).group(), rows.get(9).group());
+        assertEquals(rows.get(1).group(), rows.get(5).group());
+        assertEquals(44L, rows.get(5).get("id"));
+        assertEquals(rows.get(2).group(), rows.get(6).group());
+        assertEquals(rows.get(2).group(), rows.get(10).group());
         assertEquals("node:Label41:Label40", rows.get(4).groupName());
-        assertEquals("node:Label45", rows.get(5).groupName());
-        assertEquals("node:Label41:Label40:Label42", rows.get(6).groupName());
-        assertEquals("node:Label40:Label41:Label42", rows.get(7).groupName());
-        assertEquals("node:Label30", rows.get(8).groupName());
-        assertEquals(List.of("Label30"), rows.get(8).get("labels"));
+        assertEquals("node:Label45", rows.get(6).groupName());
+        assertEquals("node:Label41:Label40:Label42", rows.get(7).groupName());
+        assertEquals("node:Label40:Label41:Label42", rows.get(8).groupName());
+        assertEquals("node:Label30", rows.get(9).groupName());
+        assertEquals(List.of("Label30"), rows.get(9).get("labels"));
         assertEquals(List.of(List.of("Label45"), "relationship:TYPE_45", "TYPE_45", 45),
-                List.of(rows.get(9).get("labels"), rows.get(10).groupName(), rows.get(10).get("type"),
-                        rows.get(10).get("key80")));
+                List.of(rows.get(10).get("labels"), rows.get(11).groupName(), rows.get(11).get("type"),
+                        rows.get(11).get("key80")));
         assertEquals(List.of("relationship:TYPE_35", "TYPE_35", 35),
-                List.of(rows.get(11).groupName(), rows.get(11).get("type"), rows.get(11).get("key80")));
-        assertEquals(rows.get(10).group(), rows.get(12).group());
-        assertEquals(46L, rows.get(12).get("id"));
+                List.of(rows.get(12).groupName(), rows.get(12).get("type"), rows.get(12).get("key80")));
+        assertEquals(rows.get(11).group(), rows.get(13).group());
+        assertEquals(46L, rows.get(13).get("id"));
         assertEquals(2 + 6 + 2, s.element.children().size(), "catch-alls, 6 label sets, 2 types");
     }
 
     /**
-     * At most 127 groups (the union's type ids are bytes): the 126th label set and type and later ones (with the
-     * catch-alls, 127 are taken) go to the catch-alls, with their labels and type still in their columns.
+     * At most 127 groups (the union's type ids are bytes): with the catch-alls, 20 types and 105 label sets take them
+     * all; later label sets and types go to the catch-alls, their labels and types still in their columns. 300
+     * labels: dictionary indexes past one byte.
      */
     @Test
     void labelSetsAndTypesBeyond127GroupsGoToTheCatchAlls() throws IOException {
         ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(1000, w -> {
-            for (int i = 0; i < 130; i++) {
-                w.beginNode(i, new int[] {i}, 1);
-                w.endNode();
-            }
-            for (int t = 0; t < 3; t++) {
+            for (int t = 0; t < 20; t++) {
                 w.beginRelationship(t, t, 0, 1);
                 w.endRelationship();
             }
+            for (int i = 0; i < 300; i++) {
+                w.beginNode(i, new int[] {i}, 1);
+                w.endNode();
+            }
+            for (int t = 20; t < 23; t++) {
+                w.beginRelationship(t, t, 0, 1);
+                w.endRelationship();
+            }
+            w.beginNode(300, new int[] {299, 3}, 2);
+            w.endNode();
         }));
         assertEquals(127, s.element.children().size());
         List<ArrowStreamReader.Row> rows = s.rows();
-        for (int i = 0; i < 130; i++) {
-            assertEquals(i < 125 ? i + 2 : 0, rows.get(i).group(), "node " + i);
-            assertEquals(List.of("Label" + i), rows.get(i).get("labels"));
+        for (int t = 0; t < 23; t++) {
+            ArrowStreamReader.Row row = rows.get(t < 20 ? t : 300 + t);
+            assertEquals(t < 20 ? t + 2 : 1, row.group(), "relationship " + t);
+            assertEquals("TYPE_" + t, row.get("type"));
         }
-        for (int t = 0; t < 3; t++) {
-            assertEquals(1, rows.get(130 + t).group(), "relationship " + t);
-            assertEquals("TYPE_" + t, rows.get(130 + t).get("type"));
+        for (int i = 0; i < 300; i++) {
+            assertEquals(i < 105 ? i + 22 : 0, rows.get(20 + i).group(), "node " + i);
+            assertEquals(List.of("Label" + i), rows.get(20 + i).get("labels"));
         }
+        assertEquals(List.of("Label299", "Label3"), rows.get(323).get("labels"));
+        assertEquals(0, rows.get(323).group());
     }
 
     /** A delta stream's ids that left: nodes in child 2, relationships in child 3, in the order written. */
@@ -704,27 +736,77 @@ class ArrowWriterDecodedTest {
 
     /**
      * A batch closes once its columns hold 8 MiB (docs 7.4), summed right after a row whose strings pass 256 KiB:
-     * a string that brings the batch to exactly 8 MiB closes it after its row, one byte less does not. (The batch of
-     * one node with one string property of n characters holds n + 29 bytes: the union's 5, the id's 8, the labels'
-     * offset and index 8, the string's offset 4, extra_properties' offset 4.)
+     * a string that brings the batch to exactly 8 MiB closes it after its row, one byte less does not. Eight nodes,
+     * each with a boolean, the last with a string of n characters, hold n + 233 bytes: the union's 40, the ids' 64,
+     * the labels' offsets and indexes 64, the booleans' 1, the strings' offsets 32, extra_properties' offsets 32.
      */
     @Test
     void aBatchClosesOnceItsColumnsHoldEightMebibytes() throws IOException {
-        for (int bytes = Arrow.BATCH_BYTES - 30; bytes <= Arrow.BATCH_BYTES - 29; bytes++) {
+        for (int bytes = Arrow.BATCH_BYTES - 234; bytes <= Arrow.BATCH_BYTES - 233; bytes++) {
             String big = "x".repeat(bytes);
             ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(100_000, w -> {
+                for (int i = 0; i < 9; i++) {
+                    w.beginNode(i, new int[] {0}, 1);
+                    w.property(2);
+                    w.writeBoolean(i % 2 == 0);
+                    if (i == 7) {
+                        w.property(1);
+                        w.writeString(big);
+                    }
+                    w.endNode();
+                }
+            }));
+            List<String> batches = bytes == Arrow.BATCH_BYTES - 233 ? List.of("batch 8", "batch 1", "batch 0")
+                    : List.of("batch 9", "batch 0");
+            assertEquals(batches, s.messages.subList(3, s.messages.size()), bytes + " bytes");
+            assertEquals(big, s.rows().get(7).get("key1"));
+            assertEquals(true, s.rows().get(8).get("key2"));
+        }
+    }
+
+    /**
+     * Every kind of variable-length value counts toward the size as it comes: a row past 8 MiB by a long array, a
+     * vector, bytes, UTF-8 bytes or a value that falls back closes the batch right after it.
+     */
+    @Test
+    void eachVariableLengthValueCountsAsItComes() throws IOException {
+        int n = (Arrow.BATCH_BYTES >> 3) + 1000;
+        byte[] bytes = new byte[8 * n];
+        java.util.Arrays.fill(bytes, (byte) 'u');
+        long[] longs = new long[n];
+        List<Records> bigValues = List.of(
+                w -> {
+                    w.beginArray(n, ArrayKind.LONG);
+                    for (int i = 0; i < n; i++) {
+                        w.writeLong(i);
+                    }
+                    w.endArray();
+                },
+                w -> w.writeVector(VectorKind.INT64, longs),
+                w -> w.writeBytes(bytes),
+                w -> w.writeUtf8(bytes, 0, bytes.length),
+                w -> {  // 700,000 dates, one out of range: 9.1 MB of json in extra_properties
+                    w.beginArray(700_000, ArrayKind.DATE);
+                    for (int i = 0; i < 700_000; i++) {
+                        w.writeDate(i == 0 ? LocalDate.MIN : LocalDate.of(2020, 2, 29));
+                    }
+                    w.endArray();
+                });
+        for (int k = 0; k < bigValues.size(); k++) {
+            Records value = bigValues.get(k);
+            ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(100_000, w -> {
                 w.beginNode(0, new int[] {0}, 1);
-                w.property(1);
-                w.writeString(big);
                 w.endNode();
                 w.beginNode(1, new int[] {0}, 1);
+                w.property(1);
+                value.write(w);
+                w.endNode();
+                w.beginNode(2, new int[] {0}, 1);
+                w.endNode();
+                w.beginNode(3, new int[] {0}, 1);
                 w.endNode();
             }));
-            List<String> batches = bytes == Arrow.BATCH_BYTES - 29 ? List.of("batch 1", "batch 1", "batch 0")
-                    : List.of("batch 2", "batch 0");
-            assertEquals(batches, s.messages.subList(3, s.messages.size()), bytes + " bytes");
-            assertEquals(big, s.rows().get(0).get("key1"));
-            assertEquals(1L, s.rows().get(1).get("id"));
+            assertEquals(List.of("batch 2", "batch 2", "batch 0"), s.messages.subList(3, s.messages.size()), "value " + k);
         }
     }
 
@@ -752,7 +834,7 @@ class ArrowWriterDecodedTest {
 
     /**
      * A fallback record of 64 KiB or more is handed over by the json writer (Wire.HAND_OVER_BYTES): its properties
-     * still come whole from there, and the next row's fallback starts empty.
+     * still come whole from there, and the next row's fallback starts empty, a large one too.
      */
     @Test
     void aFallbackOfMoreThan64KibComesWholeAndTheNextStartsEmpty() throws IOException {
@@ -772,11 +854,16 @@ class ArrowWriterDecodedTest {
             w.endNode();
             w.beginNode(3, new int[] {0}, 1);
             w.endNode();
+            w.beginNode(4, new int[] {0}, 1);
+            w.property(4);
+            w.writeString(big.substring(1));
+            w.endNode();
         }));
         List<ArrowStreamReader.Row> rows = s.rows();
         assertEquals("{\"key1\":\"" + big + "\",\"key2\":2}", rows.get(1).get(Arrow.EXTRA));
         assertEquals("{\"key3\":false}", rows.get(2).get(Arrow.EXTRA));
         assertEquals(null, rows.get(3).get(Arrow.EXTRA));
+        assertEquals("{\"key4\":\"" + big.substring(1) + "\"}", rows.get(4).get(Arrow.EXTRA));
     }
 
     /**
@@ -812,5 +899,68 @@ class ArrowWriterDecodedTest {
             assertEquals(Map.of("subgraph.record", "error", "subgraph.code", "Neo.TransientError.Test",
                     "subgraph.message", "stop"), s.closing);
         }
+    }
+
+    /**
+     * Calls the protocol forbids throw IllegalStateException and write nothing: end() inside a record (arrow's open
+     * record is in its columns, not in the output buffer: until this test, end() went through and sent the half
+     * row), end() or error() after the closing record, left ids in a stream that is not a delta.
+     */
+    @Test
+    void misplacedCallsThrowAndWriteNothing() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = ArrowGraphWriter.arrow(out, 100);
+        w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
+        assertThrows(IllegalStateException.class, () -> w.leftNode(1));
+        assertThrows(IllegalStateException.class, () -> w.leftRelationship(1));
+        w.beginNode(0, new int[] {0}, 1);
+        w.property(1);
+        w.writeLong(7);
+        IllegalStateException inside = assertThrows(IllegalStateException.class, () -> w.end(1, 0, false));
+        assertEquals("end() inside a record", inside.getMessage());
+        assertEquals(0, out.size());
+        w.endNode();
+        w.end(1, 0, false);
+        assertThrows(IllegalStateException.class, () -> w.end(1, 0, false));
+        assertThrows(IllegalStateException.class, () -> w.error("Neo.ClientError.Test", "late"));
+        w.finish();
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(out.toByteArray());
+        assertEquals(1, s.rows().size());
+        assertEquals(7L, s.rows().get(0).get("key1"));
+        assertEquals("end", s.closing.get("subgraph.record"));
+    }
+
+    /**
+     * A date or local date-time array with one element beyond its Arrow type's range falls back whole, as the json
+     * writer writes it; one whose elements all fit stays a list.
+     */
+    @Test
+    void dateAndLocalDateTimeArraysWithAnElementOutOfRangeFallBackWhole() throws IOException {
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(100, w -> {
+            for (int i = 0; i < 2; i++) {
+                w.beginNode(i, new int[] {0}, 1);
+                w.property(1);
+                w.beginArray(2, ArrayKind.DATE);
+                w.writeDate(LocalDate.of(2020, 2, 29));
+                w.writeDate(i == 0 ? LocalDate.of(1, 1, 1) : LocalDate.MIN);
+                w.endArray();
+                w.property(2);
+                w.beginArray(2, ArrayKind.LOCAL_DATE_TIME);
+                w.writeLocalDateTime(LocalDateTime.of(2020, 2, 29, 1, 2));
+                w.writeLocalDateTime(i == 0 ? LocalDateTime.of(2000, 1, 1, 0, 0) : LocalDateTime.of(1600, 1, 1, 0, 0));
+                w.endArray();
+                w.endNode();
+            }
+        }));
+        List<ArrowStreamReader.Row> rows = s.rows();
+        assertEquals(List.of(LocalDate.of(2020, 2, 29), LocalDate.of(1, 1, 1)), rows.get(0).get("key1"));
+        assertEquals(List.of(LocalDateTime.of(2020, 2, 29, 1, 2), LocalDateTime.of(2000, 1, 1, 0, 0)),
+                rows.get(0).get("key2"));
+        assertEquals(null, rows.get(0).get(Arrow.EXTRA));
+        assertEquals(null, rows.get(1).get("key1"));
+        assertEquals(null, rows.get(1).get("key2"));
+        assertEquals("{\"key1\":{\"date[]\":[\"2020-02-29\",\"-999999999-01-01\"]},"
+                + "\"key2\":{\"localdatetime[]\":[\"2020-02-29T01:02:00\",\"1600-01-01T00:00:00\"]}}",
+                rows.get(1).get(Arrow.EXTRA));
     }
 }
