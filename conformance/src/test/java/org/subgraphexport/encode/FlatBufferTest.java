@@ -80,4 +80,27 @@ class FlatBufferTest {
             assertNull(t.table(11), at);
         }
     }
+
+    /**
+     * A table wider than Arrow's (which have at most 10 slots): 140 slots and 40 longs, so that the vtable's size,
+     * the table's inline size and field offsets need their second byte.
+     */
+    @Test
+    void aTableWithSizesAndOffsetsPast255ReadsBack() {
+        FlatBuffer.Table t = new FlatBuffer.Table();
+        for (int i = 0; i < 40; i++) {
+            t.int64(i, 1000L * i - 7);
+        }
+        t.int32(100, -5).child(139, "last");
+        byte[] b = FlatBuffer.finish(t);
+        ArrowStreamReader.Fb read = ArrowStreamReader.Fb.root(b, 0, b.length);
+        assertEquals(4 + 2 * 140, read.vtableSize);
+        assertEquals(4 + 8 * 40 + 4 + 4, read.inline);
+        for (int i = 0; i < 40; i++) {
+            assertEquals(1000L * i - 7, read.scalar(i, 8));
+        }
+        assertFalse(read.has(41));
+        assertEquals(-5, read.scalar(100, 4));
+        assertEquals("last", read.string(139));
+    }
 }
