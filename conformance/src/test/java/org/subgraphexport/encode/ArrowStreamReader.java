@@ -279,7 +279,9 @@ final class ArrowStreamReader {
                 case ArrowColumn.T_STRUCT -> {
                     List<Object[]> children = new ArrayList<>();
                     for (Field c : f.children) {
-                        children.add(column(c, s, n));
+                        Object[] child = column(c, s, n);
+                        assertEquals(n, child.length, f.name + "." + c.name + ": not as long as its struct");
+                        children.add(child);
                     }
                     for (int i = 0; i < n; i++) {
                         if (valid[i]) {

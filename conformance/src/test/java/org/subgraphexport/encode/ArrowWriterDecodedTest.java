@@ -251,8 +251,9 @@ class ArrowWriterDecodedTest {
         LocalDateTime last = LocalDateTime.of(2262, 4, 11, 23, 47, 16, 854775807);
         List<LocalDateTime> values = List.of(first, first.minusNanos(1), first.plusNanos(854775806),
                 first.minusSeconds(1), last, last.plusNanos(1), last.minusNanos(854775807), last.plusSeconds(1),
-                LocalDateTime.of(1970, 1, 1, 0, 0, 0, 1), LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999999999));
-        List<Boolean> fit = List.of(true, false, true, false, true, false, true, false, true, true);
+                LocalDateTime.of(1970, 1, 1, 0, 0, 0, 1), LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999999999),
+                LocalDateTime.of(1969, 12, 31, 0, 0), LocalDateTime.of(1970, 1, 1, 0, 0));
+        List<Boolean> fit = List.of(true, false, true, false, true, false, true, false, true, true, true, true);
         ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(100, w -> {
             for (int i = 0; i < values.size(); i++) {
                 w.beginNode(i, new int[] {0}, 1);
@@ -962,5 +963,108 @@ class ArrowWriterDecodedTest {
         assertEquals("{\"key1\":{\"date[]\":[\"2020-02-29\",\"-999999999-01-01\"]},"
                 + "\"key2\":{\"localdatetime[]\":[\"2020-02-29T01:02:00\",\"1600-01-01T00:00:00\"]}}",
                 rows.get(1).get(Arrow.EXTRA));
+    }
+
+    /**
+     * An error at a batch's 512th row, whose boolean and validity bits are the last of their first arrays: the
+     * row's bits are cleared (the bitmaps end where the 511 complete rows do) and each child is as long as its
+     * struct again.
+     */
+    @Test
+    void anErrorAtTheLastBitOfTheFirstBitmapsDropsTheRow() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = ArrowGraphWriter.arrow(out, 1000);
+        w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
+        for (int i = 0; i < 512; i++) {
+            w.beginNode(i, new int[] {0}, 1);
+            if (i % 2 == 1) {
+                w.property(1);
+                w.writeBoolean(true);
+            }
+            if (i == 511) {
+                w.error("Neo.TransientError.Test", "at 511");
+                break;
+            }
+            w.endNode();
+        }
+        w.finish();
+        List<ArrowStreamReader.Row> rows = ArrowStreamReader.read(out.toByteArray()).rows();
+        assertEquals(511, rows.size());
+        for (int i = 0; i < 511; i++) {
+            assertEquals(i % 2 == 1 ? true : null, rows.get(i).get("key1"), "row " + i);
+        }
+    }
+
+    /** Dictionary indexes past two bytes: 65,600 labels, the last nodes' read back by name. */
+    @Test
+    void labelsPast65536ReadBackByName() throws IOException {
+        int n = 65_600;
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(100_000, w -> {
+            for (int i = 0; i < n; i++) {
+                w.beginNode(i, new int[] {i}, 1);
+                w.endNode();
+            }
+            w.beginRelationship(0, 70_000, 0, 1);
+            w.endRelationship();
+        }));
+        assertEquals(n, s.labels.size());
+        List<ArrowStreamReader.Row> rows = s.rows();
+        for (int i = 65_530; i < n; i++) {
+            assertEquals(List.of("Label" + i), rows.get(i).get("labels"));
+        }
+        assertEquals("TYPE_70000", rows.get(n).get("type"));
+    }
+
+    /**
+     * A label set's group is found by its labels, not by its hash: the sets {0, 31} and {1, 0} (dictionary indexes)
+     * hash alike and are two groups; a single label first seen among 40 others has its own group.
+     */
+    @Test
+    void labelSetsThatHashAlikeAreTwoGroups() throws IOException {
+        int[] forty = new int[40];
+        for (int i = 0; i < 40; i++) {
+            forty[i] = i;
+        }
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(100, w -> {
+            w.beginNode(0, forty, 40);
+            w.endNode();
+            w.beginNode(1, new int[] {39}, 1);
+            w.endNode();
+            w.beginNode(2, new int[] {0, 31}, 2);
+            w.endNode();
+            w.beginNode(3, new int[] {39}, 1);
+            w.endNode();
+            w.beginNode(4, new int[] {1, 0}, 2);
+            w.endNode();
+            w.beginNode(5, new int[] {0, 31}, 2);
+            w.endNode();
+        }));
+        List<ArrowStreamReader.Row> rows = s.rows();
+        assertEquals(List.of("node:Label39", "node:Label0:Label31", "node:Label39", "node:Label1:Label0",
+                "node:Label0:Label31"), rows.subList(1, 6).stream().map(ArrowStreamReader.Row::groupName).toList());
+        assertEquals(rows.get(2).group(), rows.get(5).group());
+        assertEquals(List.of("Label1", "Label0"), rows.get(4).get("labels"));
+        assertEquals(2 + 4, s.element.children().size());
+    }
+
+    /** A record may end only where no value is due and no array is open. */
+    @Test
+    void aRecordEndedWhereAValueIsDueOrInsideAnArrayIsRefused() throws IOException {
+        GraphWriter w = ArrowGraphWriter.arrow(new ByteArrayOutputStream(), 100);
+        w.header(FixtureStream.HEADER, new LzfChunkTest.SimpleTokens());
+        w.beginNode(0, new int[] {0}, 1);
+        w.property(1);
+        assertEquals("record ended where a property's value is due",
+                assertThrows(IllegalStateException.class, w::endNode).getMessage());
+        w.beginArray(1, ArrayKind.LONG);
+        assertEquals("record ended inside an array or a row",
+                assertThrows(IllegalStateException.class, w::endNode).getMessage());
+        w.writeLong(1);
+        w.endArray();
+        assertThrows(IllegalStateException.class, w::endRelationship);
+        w.endNode();
+        w.beginRelationship(0, 0, 0, 1);
+        w.property(2);
+        assertThrows(IllegalStateException.class, w::endRelationship);
     }
 }
