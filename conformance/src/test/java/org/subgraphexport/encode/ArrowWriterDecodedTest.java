@@ -1067,4 +1067,32 @@ class ArrowWriterDecodedTest {
         w.property(2);
         assertThrows(IllegalStateException.class, w::endRelationship);
     }
+
+    /**
+     * Nulls cost no writes in fixed-width and boolean columns (their zeros are there) and grow a string column's
+     * offsets at once: a value after 2,000 nulls lands far past each column's array, which grows to hold it.
+     */
+    @Test
+    void aValueAfterARunOfNullsPastTheArrays() throws IOException {
+        List<ArrowStreamReader.Row> rows = ArrowStreamReader.read(stream(5000, w -> {
+            for (int i = 0; i <= 2000; i++) {
+                w.beginNode(i, new int[] {0}, 1);
+                if (i == 0 || i == 2000) {
+                    w.property(1);
+                    w.writeLong(i + 1);
+                    w.property(2);
+                    w.writeBoolean(true);
+                    w.property(3);
+                    w.writeString("s" + i);
+                }
+                w.endNode();
+            }
+        })).rows();
+        for (int i : new int[] {0, 2000}) {
+            assertEquals(List.of((long) i + 1, true, "s" + i),
+                    List.of(rows.get(i).get("key1"), rows.get(i).get("key2"), rows.get(i).get("key3")));
+        }
+        assertEquals(java.util.Arrays.asList(null, null, null),
+                java.util.Arrays.asList(rows.get(1999).get("key1"), rows.get(1999).get("key2"), rows.get(1999).get("key3")));
+    }
 }
