@@ -78,6 +78,15 @@ final class ArrowStreamReader {
     }
 
     static Stream read(byte[] b) {
+        return read(b, true);
+    }
+
+    /** Only the messages' framing and headers, not the batches' bodies: the message list of a large stream. */
+    static List<String> messages(byte[] b) {
+        return read(b, false).messages;
+    }
+
+    private static Stream read(byte[] b, boolean bodies) {
         Stream s = new Stream();
         int p = 0;
         while (true) {
@@ -130,14 +139,16 @@ final class ArrowStreamReader {
                 case 3 -> {
                     assertTrue(s.element != null, "a batch before the schema");
                     int n = (int) header.scalar(0, 8);
-                    Body d = new Body(b, body, bodyLength, header);
-                    Object[] rows = d.column(s.element, s, n);
-                    d.done();
-                    List<Row> list = new ArrayList<>();
-                    for (Object r : rows) {
-                        list.add((Row) r);
+                    if (bodies) {
+                        Body d = new Body(b, body, bodyLength, header);
+                        Object[] rows = d.column(s.element, s, n);
+                        d.done();
+                        List<Row> list = new ArrayList<>();
+                        for (Object r : rows) {
+                            list.add((Row) r);
+                        }
+                        s.batches.add(list);
                     }
-                    s.batches.add(list);
                     s.messages.add("batch " + n);
                     if (!custom.isEmpty()) {
                         assertEquals(0, n, "closing metadata on a batch with rows");
