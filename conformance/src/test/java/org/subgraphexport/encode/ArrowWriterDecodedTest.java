@@ -1093,4 +1093,25 @@ class ArrowWriterDecodedTest {
         assertEquals(java.util.Arrays.asList(null, null, null),
                 java.util.Arrays.asList(rows.get(1999).get("key1"), rows.get(1999).get("key2"), rows.get(1999).get("key3")));
     }
+
+    /**
+     * A boolean column with a value in its first row only and 515 rows in the batch: its bits end one byte past
+     * their first array (64 bytes), which grows when the batch goes out.
+     */
+    @Test
+    void aBooleanColumnWhoseNullsEndOneBytePastItsBits() throws IOException {
+        List<ArrowStreamReader.Row> rows = ArrowStreamReader.read(stream(515, w -> {
+            for (int i = 0; i < 515; i++) {
+                w.beginNode(i, new int[] {0}, 1);
+                if (i == 0) {
+                    w.property(1);
+                    w.writeBoolean(true);
+                }
+                w.endNode();
+            }
+        })).rows();
+        assertEquals(515, rows.size());
+        assertEquals(true, rows.get(0).get("key1"));
+        assertEquals(null, rows.get(514).get("key1"));
+    }
 }
