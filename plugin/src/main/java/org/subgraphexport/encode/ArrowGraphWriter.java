@@ -470,6 +470,9 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     @Override
     public void end(long nodes, long relationships, boolean truncated, String state) throws IOException {
         checkEnd();
+        if (rowOpen) {  // the other formats see the open record in their output buffer; arrow's is in the columns
+            throw new IllegalStateException("end() inside a record");
+        }
         sendBatch();
         Map<String, String> end = new LinkedHashMap<>();
         end.put(Arrow.META_RECORD, Wire.Json.R_END);
@@ -1214,15 +1217,23 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
         return fitsNanos(t.toEpochSecond(), t.getNano());
     }
 
-    /** True if {@code second} and {@code nano} as nanoseconds since the epoch fit a long (years 1677 to 2262). */
+    /**
+     * True if {@code second} and {@code nano} as nanoseconds since the epoch fit a long (years 1677 to 2262), except
+     * {@link Long#MIN_VALUE}, which pandas reads as NaT. Summed from the side that cannot overflow before the sum
+     * does: {@code second * 10^9 + nano} from a second at or after the epoch, {@code (second + 1) * 10^9 +
+     * (nano - 10^9)} from one before it (the product alone overflowed in the range's first second).
+     */
     private static boolean fitsNanos(long second, int nano) {
-        long high = Math.multiplyHigh(second, NANOS_PER_SECOND);
-        long low = second * NANOS_PER_SECOND;
+        boolean before = second < 0 && nano > 0;
+        long s = before ? second + 1 : second;
+        long n = before ? nano - NANOS_PER_SECOND : nano;
+        long high = Math.multiplyHigh(s, NANOS_PER_SECOND);
+        long low = s * NANOS_PER_SECOND;
         if (high != (low >> 63)) {
             return false;
         }
-        long sum = low + nano;
-        return ((low ^ sum) & (nano ^ sum)) >= 0;
+        long sum = low + n;
+        return ((low ^ sum) & (n ^ sum)) >= 0 && sum != Long.MIN_VALUE;
     }
 
     private static long nanos(long second, int nano) {
