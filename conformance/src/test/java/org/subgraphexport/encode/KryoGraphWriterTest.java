@@ -1,0 +1,126 @@
+package org.subgraphexport.encode;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.subgraphexport.wire.Format;
+import org.subgraphexport.wire.GraphWriter;
+import org.subgraphexport.wire.Header;
+import org.subgraphexport.wire.Wire;
+
+/**
+ * The Kryo writers' room checks: every {@link GraphWriter} call requires the room it writes, so the buffer's size
+ * never shows in the bytes. Each script is written once into the writer's own buffer and once with the buffer cut,
+ * before every call, to exactly what was written so far plus a few bytes of slack (a buffer that a large value grew
+ * to its exact size is in that state); both streams must be the same bytes.
+ */
+class KryoGraphWriterTest {
+    private interface Script {
+        void write(GraphWriter w) throws IOException;
+    }
+
+    /** The scripts: every record, every value type and array kind, rows with lists, maps and paths, delta, error. */
+    private static final Script[] SCRIPTS = {
+        w -> FixtureStream.compact().write(w),
+        w -> RowsFixture.standard().write(w),
+        KryoGraphWriterTest::delta,
+        KryoGraphWriterTest::error,
+    };
+
+    private static void delta(GraphWriter w) throws IOException {
+        w.header(new Header("neo4j", "", "4:db:", "5:db:", "db:7", 1, 4, "db:\u00e9 3"),
+                FixtureStream.tokens(new String[] {"L"}, new String[] {"T"}, new String[] {"k"}));
+        w.leftNode(Long.MAX_VALUE);
+        w.leftRelationship(300);
+        w.beginNode(1L << 60, new int[] {0}, 1);
+        w.property(0);
+        w.writeString("x".repeat(130));
+        w.endNode();
+        w.end(1, 0, true, "db:8");
+        w.finish();
+    }
+
+    private static void error(GraphWriter w) throws IOException {
+        w.header(FixtureStream.HEADER, FixtureStream.tokens(new String[] {"L"}, new String[] {"T"}, new String[] {"k"}));
+        w.beginNode(5, new int[0], 0);
+        w.property(0);
+        w.beginArray(3, org.subgraphexport.wire.ValueSink.ArrayKind.INT);
+        w.writeInt(1);
+        w.error("Neo.ClientError.\u00e9", "m\u00fcssage ".repeat(20));
+        w.finish();
+    }
+
+    /** The script's bytes; with {@code slack} >= 0, the buffer cut to its content plus slack before every call. */
+    private static byte[] write(Format format, Script script, int slack) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        GraphWriter target = Encoders.open(format, bytes);
+        WireBuffer out = ((ByteRecordWriter) target).out;
+        GraphWriter tight = (GraphWriter) Proxy.newProxyInstance(GraphWriter.class.getClassLoader(),
+                new Class<?>[] {GraphWriter.class}, (proxy, method, args) -> {
+                    if (slack >= 0 && out.buf.length > out.pos + slack) {
+                        out.buf = Arrays.copyOf(out.buf, out.pos + slack);
+                    }
+                    try {
+                        return method.invoke(target, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        script.write(slack >= 0 ? tight : target);
+        return bytes.toByteArray();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"KRYO", "KRYO_LZF"})
+    void everyCallRequiresTheRoomItWrites(Format format) throws IOException {
+        for (Script script : SCRIPTS) {
+            byte[] expected = write(format, script, -1);
+            assertTrue(expected.length > 20);
+            for (int slack = 0; slack <= 10; slack++) {
+                int s = slack;
+                assertArrayEquals(expected, write(format, script, slack), () -> "slack " + s);
+            }
+        }
+    }
+
+    /** Writes the header and a node whose one property is {@code length} bytes; returns the writer, not finished. */
+    private static KryoGraphWriter nodeOfBytes(ByteArrayOutputStream target, int length) throws IOException {
+        KryoGraphWriter w = KryoGraphWriter.kryo(target);
+        w.header(FixtureStream.HEADER, FixtureStream.tokens(new String[0], new String[0], new String[] {"k"}));
+        w.beginNode(1, new int[0], 0);
+        w.property(0);
+        w.writeBytes(new byte[length]);
+        w.endNode();
+        return w;
+    }
+
+    /**
+     * The buffer goes to the target at the end of the record that fills it to {@link Wire#HAND_OVER_BYTES} bytes,
+     * exactly at that size, and not one byte earlier.
+     */
+    @Test
+    void theBufferIsHandedOverAtTheRecordEndThatReachesTheThreshold() throws IOException {
+        int probe = 60_000;  // its length varint has 3 bytes, as the threshold's neighbours do
+        int length = probe + Wire.HAND_OVER_BYTES - nodeOfBytes(new ByteArrayOutputStream(), probe).out.pos;
+        ByteArrayOutputStream below = new ByteArrayOutputStream();
+        KryoGraphWriter w = nodeOfBytes(below, length - 1);
+        assertEquals(0, below.size(), "one byte short of the threshold: kept");
+        assertEquals(Wire.HAND_OVER_BYTES - 1, w.out.pos);
+        ByteArrayOutputStream at = new ByteArrayOutputStream();
+        w = nodeOfBytes(at, length);
+        assertEquals(Wire.HAND_OVER_BYTES, at.size(), "at the threshold: handed over");
+        assertEquals(0, w.out.pos);
+        w.end(1, 0, false);
+        w.finish();
+        assertTrue(at.size() > Wire.HAND_OVER_BYTES, "the end record follows");
+    }
+}
