@@ -123,4 +123,34 @@ class KryoGraphWriterTest {
         w.finish();
         assertTrue(at.size() > Wire.HAND_OVER_BYTES, "the end record follows");
     }
+
+    /** Kryo's bytes of a string on this wire: varint UTF-8 length, the bytes. */
+    private static void kryoString(ByteArrayOutputStream b, String s) {
+        byte[] utf8 = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        b.write(utf8.length);  // every string here is shorter than 128 bytes
+        b.writeBytes(utf8);
+    }
+
+    /**
+     * A rows stream may have no columns; its end record still carries the row count (every rows stream's does),
+     * here 0, before the state: the whole stream byte by byte.
+     */
+    @Test
+    void aRowsStreamWithoutColumnsEndsWithItsRowCount() throws IOException {
+        ByteArrayOutputStream written = new ByteArrayOutputStream();
+        KryoGraphWriter w = KryoGraphWriter.kryo(written);
+        Header header = new Header("db", "", "4:", "5:", "s1", 0, 1);
+        w.header(header, FixtureStream.tokens(new String[0], new String[0], new String[0]));
+        w.columns(new String[0]);
+        w.end(3, 4, false, "s2");
+        w.finish();
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        expected.writeBytes(new byte[] {Wire.MAGIC_0, Wire.MAGIC_1, Wire.MAGIC_2, Wire.VERSION, Wire.HEADER});
+        for (String s : new String[] {"db", "", "4:", "5:", "s1"}) {
+            kryoString(expected, s);
+        }
+        expected.writeBytes(new byte[] {0, 1, Wire.COLUMNS, 0, Wire.END, 3, 4, 0, 0});  // partition 0 of 1; no
+        kryoString(expected, "s2");                                                      // columns; 0 rows
+        assertArrayEquals(expected.toByteArray(), written.toByteArray());
+    }
 }
