@@ -153,4 +153,30 @@ class KryoGraphWriterTest {
         kryoString(expected, "s2");                                                      // columns; 0 rows
         assertArrayEquals(expected.toByteArray(), written.toByteArray());
     }
+
+    /**
+     * The error record byte by byte: its tag, the code and the message as Kryo strings (a null message as the empty
+     * string), after the complete records, the unfinished one dropped.
+     */
+    @Test
+    void anErrorRecordIsItsTagCodeAndMessage() throws IOException {
+        for (String message : new String[] {"m\u00e9ssage", null}) {
+            ByteArrayOutputStream written = new ByteArrayOutputStream();
+            KryoGraphWriter w = KryoGraphWriter.kryo(written);
+            w.header(new Header("db", "", "4:", "5:", "s1", 0, 1), FixtureStream.tokens(new String[0],
+                    new String[0], new String[0]));
+            w.beginNode(1, new int[0], 0);
+            w.error("Neo.ClientError.X", message);
+            w.finish();
+            ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            expected.writeBytes(new byte[] {Wire.MAGIC_0, Wire.MAGIC_1, Wire.MAGIC_2, Wire.VERSION, Wire.HEADER});
+            for (String s : new String[] {"db", "", "4:", "5:", "s1"}) {
+                kryoString(expected, s);
+            }
+            expected.writeBytes(new byte[] {0, 1, Wire.ERROR});
+            kryoString(expected, "Neo.ClientError.X");
+            kryoString(expected, message == null ? "" : message);
+            assertArrayEquals(expected.toByteArray(), written.toByteArray(), "message " + message);
+        }
+    }
 }
