@@ -72,6 +72,11 @@ class ByteRecordWriterTest {
         }, w -> w.beginNode(1, new int[0], 0));
         assertIllegalState("leftNode() in a stream that is not a delta", HEADER, w -> w.leftNode(1));
         assertIllegalState("leftRelationship() in a stream that is not a delta", HEADER, w -> w.leftRelationship(1));
+        assertIllegalState("leftNode() inside a record", w -> {
+            w.header(new org.subgraphexport.wire.Header("neo4j", "", "4:", "5:", "s2", 0, 1, "s1"),
+                    FixtureStream.tokens(new String[0], new String[0], new String[0]));
+            w.beginNode(1, new int[0], 0);
+        }, w -> w.leftNode(2));
         assertIllegalState("endNode() without beginNode()", w -> {
             HEADER.run(w);
             w.beginRelationship(1, 0, 1, 1);

@@ -35,7 +35,19 @@ class KryoGraphWriterTest {
         w -> RowsFixture.standard().write(w),
         KryoGraphWriterTest::delta,
         KryoGraphWriterTest::error,
+        KryoGraphWriterTest::longPath,
     };
+
+    /** A path whose ids all take a varlong's 9 bytes: the path's room is its worst case, and it is needed. */
+    private static void longPath(GraphWriter w) throws IOException {
+        w.header(FixtureStream.HEADER, FixtureStream.tokens(new String[0], new String[0], new String[0]));
+        w.columns(new String[] {"p"});
+        w.beginRow();
+        w.writePath(new long[] {-1, Long.MIN_VALUE, 1L << 62}, new long[] {-5, Long.MAX_VALUE});
+        w.endRow();
+        w.end(0, 0, false, "s");
+        w.finish();
+    }
 
     private static void delta(GraphWriter w) throws IOException {
         w.header(new Header("neo4j", "", "4:db:", "5:db:", "db:7", 1, 4, "db:\u00e9 3"),
@@ -133,8 +145,8 @@ class KryoGraphWriterTest {
     }
 
     /**
-     * A rows stream may have no columns; its end record still carries the row count (every rows stream's does),
-     * here 0, before the state: the whole stream byte by byte.
+     * A rows stream may have no columns: its rows are empty (a row tag each), and its end record carries the row
+     * count (every rows stream's does) before the state: the whole stream byte by byte.
      */
     @Test
     void aRowsStreamWithoutColumnsEndsWithItsRowCount() throws IOException {
@@ -143,6 +155,10 @@ class KryoGraphWriterTest {
         Header header = new Header("db", "", "4:", "5:", "s1", 0, 1);
         w.header(header, FixtureStream.tokens(new String[0], new String[0], new String[0]));
         w.columns(new String[0]);
+        w.beginRow();
+        w.endRow();
+        w.beginRow();
+        w.endRow();
         w.end(3, 4, false, "s2");
         w.finish();
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
@@ -150,8 +166,8 @@ class KryoGraphWriterTest {
         for (String s : new String[] {"db", "", "4:", "5:", "s1"}) {
             kryoString(expected, s);
         }
-        expected.writeBytes(new byte[] {0, 1, Wire.COLUMNS, 0, Wire.END, 3, 4, 0, 0});  // partition 0 of 1; no
-        kryoString(expected, "s2");                                                      // columns; 0 rows
+        expected.writeBytes(new byte[] {0, 1, Wire.COLUMNS, 0, Wire.ROW, Wire.ROW, Wire.END, 3, 4, 0, 2});
+        kryoString(expected, "s2");  // partition 0 of 1; no columns; two empty rows; 3 nodes, 4 relationships, 2 rows
         assertArrayEquals(expected.toByteArray(), written.toByteArray());
     }
 
@@ -179,5 +195,19 @@ class KryoGraphWriterTest {
             kryoString(expected, message == null ? "" : message);
             assertArrayEquals(expected.toByteArray(), written.toByteArray(), "message " + message);
         }
+    }
+
+    /** A path that is not one node more than relationships is refused before anything of it is written. */
+    @Test
+    void aPathOfTheWrongShapeIsRefused() throws IOException {
+        KryoGraphWriter w = KryoGraphWriter.kryo(new ByteArrayOutputStream());
+        w.header(FixtureStream.HEADER, FixtureStream.tokens(new String[0], new String[0], new String[0]));
+        w.columns(new String[] {"p"});
+        w.beginRow();
+        int at = w.out.pos;
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> w.writePath(new long[] {1, 2}, new long[] {3, 4}));
+        assertEquals("a path has one node more than relationships, not 2 and 2", e.getMessage());
+        assertEquals(at, w.out.pos, "nothing written");
     }
 }
