@@ -9,6 +9,7 @@ import org.neo4j.internal.kernel.api.Read;
 import org.neo4j.internal.kernel.api.RelationshipScanCursor;
 import org.neo4j.internal.kernel.api.RelationshipTraversalCursor;
 import org.neo4j.kernel.api.KernelTransaction;
+import org.neo4j.memory.MemoryTracker;
 import org.neo4j.storageengine.api.RelationshipSelection;
 
 /**
@@ -29,7 +30,9 @@ import org.neo4j.storageengine.api.RelationshipSelection;
  * <p>Applies only to walks without a node limit and without a depth-cut report ({@link #applies}): what those report
  * depends on the whole walk. Costs at most {@code budget} relationship visits in all; past that it throws
  * {@link OverBudget} and the caller walks instead (a change touching much of the subgraph, or a fan-in that makes the
- * backward search wider than the forward one). Memory: the memos and search sets, bounded by the budget.
+ * backward search wider than the forward one). Memory: the memos (a depth or a verdict per node met) are counted in
+ * the transaction's memory tracker, as the walk's id sets are, so {@code db.memory.transaction.max} bounds them; one
+ * search's own sets are bounded by the budget.
  */
 final class ChangedMembers implements AutoCloseable {
     /** The budget ran out: walk instead. */
@@ -40,6 +43,8 @@ final class ChangedMembers implements AutoCloseable {
     }
 
     private static final long NOT_MEMBER = Long.MAX_VALUE;
+    /** Heap per memo entry, as counted: a primitive hash map's key and value at about half load. */
+    static final long MEMO_BYTES = 32;
     private static final byte EMITTED = 1, NOT_EMITTED = 2;
 
     private final Read read;
@@ -53,6 +58,8 @@ final class ChangedMembers implements AutoCloseable {
     /** Per node: its depth, or NOT_MEMBER (deeper than maxDepth, or not reached). */
     private final LongLongHashMap depths = new LongLongHashMap();
     private final LongByteHashMap emitted = new LongByteHashMap();
+    private final MemoryTracker memory;
+    private long charged;
     private long budget;
 
     ChangedMembers(KernelTransaction ktx, long root, WalkSpec spec, long budget) {
@@ -64,10 +71,21 @@ final class ChangedMembers implements AutoCloseable {
         this.expandBack = backwards(expand);
         this.attachBack = backwards(attach);
         this.budget = budget;
+        this.memory = ktx.memoryTracker();
         this.nodeCursor = ktx.cursors().allocateNodeCursor(ktx.cursorContext(), ktx.memoryTracker());
         this.rels = ktx.cursors().allocateRelationshipTraversalCursor(ktx.cursorContext(), ktx.memoryTracker());
         this.relationship = ktx.cursors().allocateRelationshipScanCursor(ktx.cursorContext(), ktx.memoryTracker());
         depths.put(root, 0);
+        charge();
+    }
+
+    /** Counts the memos' growth in the transaction's memory tracker (which throws when its limit is passed). */
+    private void charge() {
+        long bytes = MEMO_BYTES * ((long) depths.size() + emitted.size());
+        if (bytes > charged) {
+            memory.allocateHeap(bytes - charged);
+            charged = bytes;
+        }
     }
 
     /** Whether a walk of {@code spec} can be answered backwards: no node limit, no depth-cut report. */
@@ -85,6 +103,14 @@ final class ChangedMembers implements AutoCloseable {
 
     /** Whether the walk emits node {@code id} (false for a node that does not exist). */
     boolean node(long id) throws OverBudget {
+        try {
+            return emittedNode(id);
+        } finally {
+            charge();
+        }
+    }
+
+    private boolean emittedNode(long id) throws OverBudget {
         byte known = emitted.get(id);
         if (known != 0) return known == EMITTED;
         if (depth(id) != NOT_MEMBER) {
@@ -113,6 +139,14 @@ final class ChangedMembers implements AutoCloseable {
 
     /** Whether the walk emits relationship {@code id} (false for one that does not exist). */
     boolean relationship(long id) throws OverBudget {
+        try {
+            return emittedRelationship(id);
+        } finally {
+            charge();
+        }
+    }
+
+    private boolean emittedRelationship(long id) throws OverBudget {
         read.singleRelationship(id, relationship);
         if (!relationship.next()) return false;
         long start = relationship.sourceNodeReference(), end = relationship.targetNodeReference();
@@ -122,8 +156,8 @@ final class ChangedMembers implements AutoCloseable {
             if (s.matches(end, start, end, type) && depth(end) < maxDepth) return true;
         }
         for (TopologyWalk.Selection s : attach) {  // followed from any emitted node
-            if (s.matches(start, start, end, type) && node(start)) return true;
-            if (s.matches(end, start, end, type) && node(end)) return true;
+            if (s.matches(start, start, end, type) && emittedNode(start)) return true;
+            if (s.matches(end, start, end, type) && emittedNode(end)) return true;
         }
         return false;
     }
@@ -177,6 +211,8 @@ final class ChangedMembers implements AutoCloseable {
 
     @Override
     public void close() {
+        memory.releaseHeap(charged);
+        charged = 0;
         nodeCursor.close();
         rels.close();
         relationship.close();

@@ -370,7 +370,10 @@ class ParallelWalkTest {
         }
     }
 
-    /** A backward search that would cost more than its budget says so (the delta then walks) instead of guessing. */
+    /**
+     * A backward search that would cost more than its budget says so (the delta then walks) instead of guessing; its
+     * memos are counted in the transaction's memory tracker.
+     */
     @Test
     void theBackwardSearchStopsAtItsBudget() throws Exception {
         WalkSpec spec = spec("CHILDREN>", "PROPERTY>", Integer.MAX_VALUE, Long.MAX_VALUE);
@@ -383,7 +386,10 @@ class ParallelWalkTest {
                 assertThrows(ChangedMembers.OverBudget.class, () -> members.node(a));
             }
             try (ChangedMembers members = new ChangedMembers(ktx, rootId, spec, 100)) {
+                long charged = ktx.memoryTracker().estimatedHeapMemory();  // the root's depth and the cursors
                 assertTrue(members.node(a));
+                // a's depth and a's verdict, counted in the transaction's tracker as the walk's id sets are
+                assertEquals(charged + 2 * ChangedMembers.MEMO_BYTES, ktx.memoryTracker().estimatedHeapMemory());
             }
         }
         assertFalse(ChangedMembers.applies(spec("CHILDREN>", "PROPERTY>", Integer.MAX_VALUE, 1000)), "a node limit");
