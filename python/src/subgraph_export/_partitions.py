@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import io
+import json
 import random
 import re
 import threading
@@ -340,8 +341,25 @@ def _read(stream: ExportStream, i: int, n: int, aborted: threading.Event) -> _Pa
             for f in union.field(catch_all).type:
                 if f.metadata and b"subgraph.key" in f.metadata:
                     key = (f.metadata[b"subgraph.key"].decode(), f.metadata[b"subgraph.type"].decode())
-                    part.columns[kind].append((key, f.name, f, first.get(kind.decode() + "\0" + f.name)))
+                    k = first.get(kind.decode() + "\0" + f.name)
+                    if k is None:  # every value of it beyond the Arrow type's range: the first in extra_properties
+                        k = _first_in_extra(collected[kind], key[0])
+                    part.columns[kind].append((key, f.name, f, k))
         return part
+
+
+def _first_in_extra(tables: List[Tuple[str, pa.Table]], key: str) -> Optional[int]:
+    """The lowest ``__k`` of a row whose ``extra_properties`` holds ``key`` (the writer made the key's column for that
+    record, whose value did not fit it), or None."""
+    best: Optional[int] = None
+    for _, t in tables:
+        if EXTRA not in t.column_names or t.column(EXTRA).null_count == t.num_rows:
+            continue
+        valid = pc.is_valid(t.column(EXTRA))
+        for text, k in zip(pc.filter(t.column(EXTRA), valid).to_pylist(), pc.filter(t.column(_K), valid).to_pylist()):
+            if (best is None or k < best) and key in json.loads(text):
+                best = k
+    return best
 
 
 def _first_values(t: pa.Table, kind: bytes, first: Dict[str, Optional[int]], known: Set[str]) -> None:
@@ -402,9 +420,9 @@ def _column_names(parts: List[_Part], kind: bytes) -> Tuple[Dict[Tuple[str, str]
     type (unless a fixed column has that name), ``key:type`` for the others (``key:type:2`` ... if that is taken).
 
     A partition's writer named its columns in the same way from its own records: their order there, and the first
-    record with a value in each, give their places in the whole export. A column with no value in a partition (its
-    values all beyond the Arrow type's range, in ``extra_properties``) is placed right after the column named before
-    it there."""
+    record with a value in each, give their places in the whole export; for a column whose values in a partition are
+    all beyond the Arrow type's range (in ``extra_properties``), the first record holding its key there. A column with
+    neither is placed right after the column named before it there."""
     place: Dict[Tuple[str, str], Tuple[int, int, int]] = {}
     for p, part in enumerate(parts):
         last = -1
