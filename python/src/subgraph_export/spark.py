@@ -1,8 +1,16 @@
-"""A PySpark 4 data source (the Python Data Source API): every Spark partition reads its own partition of one
-export straight from the server, in Arrow, pinned to one store state.
+"""The Spark data source: every Spark partition reads its own partition of one export straight from the server, in
+Arrow, pinned to one store state. Two implementations of one contract (options, schema, values):
+
+* the **JVM source** (``spark/`` in the repository, DataSource V2), which reads the Arrow stream in the executors
+  straight into Spark's rows. It serves ``format("subgraph_export")`` when its jar is on the session's class path:
+  start the session with ``.config("spark.jars", subgraph_export.spark.jar())`` (or ``--jars``);
+* the **Python data source** below (PySpark 4's Python Data Source API, a Python worker per task), registered by
+  :func:`register` when the session lacks the jar (e.g. Spark Connect, or a package installed without it).
 
 >>> import subgraph_export.spark
+>>> spark = SparkSession.builder.config("spark.jars", subgraph_export.spark.jar()).getOrCreate()  # doctest: +SKIP
 >>> subgraph_export.spark.register(spark)  # doctest: +SKIP
+'jvm'
 >>> nodes = (spark.read.format("subgraph_export").option("url", "http://neo4j:7474")
 ...          .option("label", "Object").option("key", "id").option("value", 1)
 ...          .option("partitions", 8).option("entities", "nodes").load())  # doctest: +SKIP
@@ -22,16 +30,18 @@ Options (strings, as Spark passes them):
 
 The schema comes from the export when ``load()`` runs (:mod:`subgraph_export._engines`: the single stream's columns
 and every partition's); the columns and how each Neo4j type lands in Spark are in the package README ("Spark and
-Dask"). A state change: ``load()`` pins the state it found. With ``restart`` each later query (action) reads the
-state the database is in when Spark plans it, if its columns are those of the schema (else it fails: load again);
-with ``fail`` every query reads the state of ``load()`` or fails with ``StateChangedError``. A commit while a
-query reads fails that query with :class:`subgraph_export.StateChangedError` in both cases: Spark re-runs failed
-tasks, never the finished ones, so the partitions could not be read again at one new state within the query; run it
-again.
+Dask"). A state change: ``load()`` pins the state it found. With ``restart`` a query reads the state the database is
+in when Spark plans it, if its columns are those of the schema (else it fails: load again); with ``fail`` every query
+reads the state of ``load()`` or fails with ``StateChangedError``. The JVM source plans every query of a DataFrame
+anew; PySpark plans a Python data source's read once per DataFrame, at its first query, so there the later queries
+keep that state. A commit while a query reads fails that query with ``Export.StateChanged`` in both cases: Spark
+re-runs failed tasks, never the finished ones, so the partitions could not be read again at one new state within the
+query; run it again.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
 
 import pyarrow as pa
@@ -54,9 +64,38 @@ _OPTIONS = {"url", "user", "password", "root", "label", "key", "value", "expand"
             "mount"}
 
 
-def register(spark: Any) -> None:
-    """Registers the data source with the session: ``spark.read.format("subgraph_export")`` then reads exports."""
+JVM_SOURCE = "org.subgraphexport.spark.SubgraphExportSource"
+
+
+def jar() -> Optional[str]:
+    """The path of the JVM source's jar in this package (``subgraph_export/jars``, put there by the Maven build of
+    ``spark/``), or None if the package was installed without it."""
+    found = sorted((Path(__file__).parent / "jars").glob("subgraph-export-spark-*.jar"))
+    return str(found[-1]) if found else None
+
+
+def register(spark: Any) -> str:
+    """Makes ``spark.read.format("subgraph_export")`` read exports in this session and says which implementation
+    serves it: ``"jvm"`` when the session has the JVM source on its class path (see :func:`jar`), else ``"python"``,
+    the Python data source registered under that name. The Python data source is also registered as
+    ``format("subgraph_export_python")`` in both cases, to compare the two."""
+    spark.dataSource.register(PythonNamedDataSource)
+    if _jvm_source(spark):
+        return "jvm"
     spark.dataSource.register(SubgraphExportDataSource)
+    return "python"
+
+
+def _jvm_source(spark: Any) -> bool:
+    """Whether Spark resolves the format name to the JVM source (classic sessions only: Spark Connect has no JVM
+    here)."""
+    try:
+        jvm = spark._jvm
+        found = jvm.org.apache.spark.sql.execution.datasources.DataSource.lookupDataSource(
+            NAME, spark._jsparkSession.sessionState().conf())
+        return bool(found.getName() == JVM_SOURCE)
+    except Exception:  # noqa: BLE001 (no JVM, no such class, or the name unknown: the Python source serves)
+        return False
 
 
 def spark_type(t: pa.DataType) -> pa.DataType:
@@ -195,3 +234,11 @@ class _Reader(DataSourceReader):
         columns = [c.cast(f.type) if c.type != f.type else c for c, f in zip(table.columns, self.target)]
         table = pa.Table.from_arrays(columns, schema=self.target)
         yield from table.to_batches(max_chunksize=65536)
+
+
+class PythonNamedDataSource(SubgraphExportDataSource):
+    """The Python data source as ``format("subgraph_export_python")``, beside the JVM source in one session."""
+
+    @classmethod
+    def name(cls) -> str:
+        return NAME + "_python"

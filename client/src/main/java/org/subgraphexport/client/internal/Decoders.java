@@ -168,7 +168,7 @@ public final class Decoders {
      * The exception for an error response: its JSON body's code and message (the extension's
      * {@code {"status","code","message"}}, or Neo4j's {@code {"errors":[{"code","message"}]}}), else its text.
      */
-    static ExportRequestException refused(int status, InputStream body) {
+    public static ExportRequestException refused(int status, InputStream body) {
         byte[] bytes;
         try {
             bytes = body == null ? new byte[0] : body.readNBytes(MAX_ERROR_BODY);
