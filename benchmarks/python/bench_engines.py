@@ -10,8 +10,9 @@ back by Spark's own vectorised reader (no server, no network, no Python worker).
 ``--materialise`` says: ``.cache().count()`` (the issue's measure, which includes Spark building its in-memory cache)
 and the ``noop`` sink (every column of every row computed, nothing kept: the source's own cost plus row conversion).
 
-Run the Spark rows one per process (``--rows spark``, then ``--rows connector``, then ``--rows parquet``): in one
-session the rows slow each other down (engines.md, the second run).
+Run the Spark rows one per process (``--rows spark``, then ``--rows spark-python``, ``--rows connector``,
+``--rows parquet``): in one session the rows slow each other down (engines.md, the second run). The Spark rows need
+the JVM source's jar (``mvn -pl spark -am package`` puts it into the Python package).
 
 The connector reads in its typed query mode: a query per label and per relationship type returning typed scalar
 columns (a mixed-type key split into one column per type with type predicates), since its node/relationship modes
@@ -181,8 +182,9 @@ def main() -> None:
     p.add_argument("--cores", type=int, default=2, help="Spark local[N] (default 2)")
     p.add_argument("--runs", type=int, default=3, help="measured rounds (default 3)")
     p.add_argument("--warmup", type=int, default=1, help="unmeasured rounds first (default 1)")
-    p.add_argument("--rows", default="spark,connector,parquet,dask,dask-driver",
-                   help="which rows, comma-separated (default all: spark,connector,parquet,dask,dask-driver)")
+    p.add_argument("--rows", default="spark,spark-python,connector,parquet,dask,dask-driver",
+                   help="which rows, comma-separated (default all: spark (the JVM source), spark-python (the Python "
+                        "data source), connector, parquet, dask, dask-driver)")
     p.add_argument("--materialise", default="cache,noop",
                    help="how the Spark rows are materialised, comma-separated: cache (.cache().count(), the issue's "
                         "measure) and noop (the noop sink: every column computed, nothing kept); default both")
@@ -199,11 +201,16 @@ def main() -> None:
 
     os.environ["PYSPARK_PYTHON"] = sys.executable
     spark = None
-    if {"spark", "connector", "parquet"} & set(rows):
+    if {"spark", "spark-python", "connector", "parquet"} & set(rows):
         from pyspark.sql import SparkSession
 
+        import subgraph_export.spark
+
+        if not subgraph_export.spark.jar():
+            p.error("the JVM source's jar is missing: build spark/ (mvn -pl spark -am package)")
         builder = (SparkSession.builder.master(f"local[{a.cores}]").appName("bench-engines")
-                   .config("spark.ui.enabled", "false").config("spark.driver.memory", "6g"))
+                   .config("spark.ui.enabled", "false").config("spark.driver.memory", "6g")
+                   .config("spark.jars", subgraph_export.spark.jar()))
         if "connector" in rows:
             # the connector's own Netty 4.1 stays out: Spark 4 brings Netty 4.2
             builder = builder.config("spark.jars.packages", a.connector).config(
@@ -212,22 +219,26 @@ def main() -> None:
                     "netty-resolver", "netty-transport-native-unix-common", "netty-tcnative-classes")))
         spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
-        import subgraph_export.spark
-
-        subgraph_export.spark.register(spark)
+        if subgraph_export.spark.register(spark) != "jvm":
+            p.error("the session did not load the JVM source from " + str(subgraph_export.spark.jar()))
 
     runners: Dict[str, Callable[[], Any]] = {}
     checks: Dict[str, Callable[[Any], str]] = {}
     spark_rows: Dict[str, Callable[[], List[Any]]] = {}
     spark_checks: Dict[str, Callable[[Any], str]] = {}
 
-    def ours_frames() -> List[Any]:
-        return [spark.read.format("subgraph_export").option("url", a.url).option("label", "Object")
+    def ours_frames(source: str = "subgraph_export") -> List[Any]:
+        return [spark.read.format(source).option("url", a.url).option("label", "Object")
                 .option("key", "id").option("value", "1").option("partitions", str(a.partitions))
                 .option("entities", e).load() for e in ("nodes", "relationships")]
     if "spark" in rows:
-        spark_rows["Spark: this source (`subgraph_export`)"] = ours_frames
-        spark_checks["Spark: this source (`subgraph_export`)"] = lambda r: check_spark(r, total, expected_ids, single)
+        name = "Spark: this source, JVM (`subgraph_export`)"
+        spark_rows[name] = ours_frames
+        spark_checks[name] = lambda r: check_spark(r, total, expected_ids, single)
+    if "spark-python" in rows:
+        name = "Spark: this source, Python data source (`subgraph_export_python`)"
+        spark_rows[name] = lambda: ours_frames("subgraph_export_python")
+        spark_checks[name] = lambda r: check_spark(r, total, expected_ids, single)
     if "connector" in rows:
         import neo4j
 
