@@ -16,7 +16,6 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.unsafe.types.UTF8String;
 import org.subgraphexport.client.PartitionFailedException;
 import org.subgraphexport.wire.Wire;
 
@@ -178,11 +177,11 @@ final class PartitionRows implements PartitionReader<InternalRow> {
         private final Values.Getter extra;
         private final int[] at;
         private final Values.Getter[] columns;
-        private final String nodePrefix, ownPrefix;
+        private final Values.ElementIds nodeIds, ownIds;
 
         Group(StructVector group, ArrowStream s) {
-            nodePrefix = s.meta(Wire.Arrow.META_NODE_ID_PREFIX);
-            ownPrefix = settings.nodes ? nodePrefix : s.meta(Wire.Arrow.META_REL_ID_PREFIX);
+            nodeIds = new Values.ElementIds(s.meta(Wire.Arrow.META_NODE_ID_PREFIX));
+            ownIds = settings.nodes ? nodeIds : new Values.ElementIds(s.meta(Wire.Arrow.META_REL_ID_PREFIX));
             Values.Getter id = null, labelsOrType = null, source = null, target = null, extra = null;
             List<Integer> at = new ArrayList<>();
             List<Values.Getter> columns = new ArrayList<>();
@@ -224,15 +223,15 @@ final class PartitionRows implements PartitionReader<InternalRow> {
         InternalRow row(int i) {
             Object[] values = new Object[schema.size()];
             long own = (Long) id.get(i);
-            values[0] = UTF8String.fromString(ownPrefix + own);
+            values[0] = ownIds.of(own);
             values[1] = own;
             values[2] = labelsOrType.get(i);
             if (!settings.nodes) {
                 long from = (Long) source.get(i), to = (Long) target.get(i);
                 values[3] = from;
                 values[4] = to;
-                values[5] = UTF8String.fromString(nodePrefix + from);
-                values[6] = UTF8String.fromString(nodePrefix + to);
+                values[5] = nodeIds.of(from);
+                values[6] = nodeIds.of(to);
             }
             for (int k = 0; k < columns.length; k++) {
                 values[at[k]] = columns[k].get(i);

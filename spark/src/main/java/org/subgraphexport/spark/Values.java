@@ -70,6 +70,46 @@ final class Values {
         }
     }
 
+    /**
+     * Row {@code i}'s string where Arrow holds it, not copied (as Spark's own {@code ArrowColumnVector} does): valid
+     * until the next batch is loaded, and Spark copies each row it is given before it asks for the next.
+     */
+    static UTF8String inPlace(VarCharVector v, int i) {
+        long start = v.getOffsetBuffer().getInt((long) i * 4), end = v.getOffsetBuffer().getInt((long) i * 4 + 4);
+        return UTF8String.fromAddress(null, v.getDataBuffer().memoryAddress() + start, (int) (end - start));
+    }
+
+    /** Element ids: a prefix and the numeric id in signed decimal, written straight into UTF-8 bytes. */
+    static final class ElementIds {
+        private final byte[] prefix;
+
+        ElementIds(String prefix) {
+            this.prefix = prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+
+        UTF8String of(long id) {
+            if (id < 0 || id > Integer.MAX_VALUE) {  // rare: the JDK's conversion
+                byte[] digits = Long.toString(id).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                byte[] b = java.util.Arrays.copyOf(prefix, prefix.length + digits.length);
+                System.arraycopy(digits, 0, b, prefix.length, digits.length);
+                return UTF8String.fromBytes(b);
+            }
+            int rest = (int) id;
+            int digits = 1;
+            while (digits < 10 && rest >= TENS[digits]) digits++;
+            byte[] b = java.util.Arrays.copyOf(prefix, prefix.length + digits);
+            for (int k = b.length - 1; k >= prefix.length; k--) {
+                int q = rest / 10;  // int division by a constant: a multiplication
+                b[k] = (byte) ('0' + rest - q * 10);
+                rest = q;
+            }
+            return UTF8String.fromBytes(b);
+        }
+
+        private static final int[] TENS = {1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000,
+                1_000_000_000};
+    }
+
     static Getter of(ValueVector v, ArrowStream stream) {
         DictionaryEncoding dictionary = v.getField().getDictionary();
         if (dictionary != null) {
@@ -88,7 +128,7 @@ final class Values {
         if (v instanceof Float8Vector x) return i -> x.isNull(i) ? null : (Object) x.get(i);
         if (v instanceof Float4Vector x) return i -> x.isNull(i) ? null : (Object) x.get(i);
         if (v instanceof BitVector x) return i -> x.isNull(i) ? null : (Object) (x.get(i) != 0);
-        if (v instanceof VarCharVector x) return i -> x.isNull(i) ? null : UTF8String.fromBytes(x.get(i));
+        if (v instanceof VarCharVector x) return i -> x.isNull(i) ? null : inPlace(x, i);
         if (v instanceof VarBinaryVector x) return i -> x.isNull(i) ? null : x.get(i);
         if (v instanceof FixedSizeBinaryVector x) return i -> x.isNull(i) ? null : x.get(i);
         if (v instanceof DateDayVector x) return i -> x.isNull(i) ? null : (Object) x.get(i);
