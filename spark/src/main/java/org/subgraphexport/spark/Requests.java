@@ -50,6 +50,9 @@ final class Requests {
             c.setConnectTimeout(settings.httpTimeoutMillis);
             c.setReadTimeout(settings.httpTimeoutMillis);
             c.setRequestProperty("Accept", Wire.MEDIA_ARROW);
+            // one request per connection, as the Python package asks: a partition's stream is long, a new connection
+            // costs nothing beside it, and nothing in between (a proxy) has to support keep-alive
+            c.setRequestProperty("Connection", "close");
             if (settings.authorization != null) c.setRequestProperty("Authorization", settings.authorization);
             int status = c.getResponseCode();
             if (status == 200) {
