@@ -163,6 +163,7 @@ class PackagingIT {
     static {
         MODULE_PACKAGES.put("wire", Set.of("org.subgraphexport.wire"));
         MODULE_PACKAGES.put("client", Set.of("org.subgraphexport.client", "org.subgraphexport.client.internal"));
+        MODULE_PACKAGES.put("spark", Set.of("org.subgraphexport.spark"));
         MODULE_PACKAGES.put("testkit", Set.of("org.subgraphexport.testkit"));
         MODULE_PACKAGES.put("plugin", Set.of("org.subgraphexport.encode", "org.subgraphexport.read",
                 "org.subgraphexport.neo4j", "org.subgraphexport.server", "org.subgraphexport.config"));
@@ -291,6 +292,32 @@ class PackagingIT {
         assertEquals(List.of(), classes.stream().filter(c -> c.contains("esotericsoftware")).toList(),
                 "no Kryo library: the client decodes the Kryo format by hand");
         assertAllJava17(RealNeo4jServer.CLIENT_JAR, "the client is for applications on Java 17+");
+    }
+
+    @Test
+    void sparkJarInThePythonPackageHoldsTheSourceAndTheClientOnlyAllForJava17() throws IOException {
+        Path jars = RealNeo4jServer.ROOT_DIR.resolve("python/src/subgraph_export/jars");
+        List<Path> found;
+        try (var list = Files.list(jars)) {
+            found = list.filter(p -> p.getFileName().toString().matches("subgraph-export-spark-.*\\.jar")).toList();
+        }
+        assertEquals(1, found.size(), "the Maven build of spark/ puts its one jar into " + jars + ": " + found);
+        Path jar = found.get(0);
+        List<String> entries = entries(jar);
+        assertEquals(List.of(), duplicates(entries), "entries twice in the Spark jar");
+        List<String> classes = entries.stream().filter(e -> e.endsWith(".class")).toList();
+        List<String> packages = List.of("org/subgraphexport/spark/", "org/subgraphexport/client/",
+                "org/subgraphexport/wire/", "org/subgraphexport/shaded/lzf/");
+        assertEquals(List.of(), classes.stream().filter(c -> !startsWithAny(c, packages)).toList(),
+                "classes outside " + packages + ": Spark and Arrow are the session's own");
+        assertTrue(classes.contains("org/subgraphexport/spark/SubgraphExportSource.class"), "the source");
+        try (ZipFile zip = new ZipFile(jar.toFile())) {
+            ZipEntry service = zip.getEntry("META-INF/services/org.apache.spark.sql.sources.DataSourceRegister");
+            assertTrue(service != null, "Spark finds format(\"subgraph_export\") through this service file");
+            assertEquals("org.subgraphexport.spark.SubgraphExportSource",
+                    new String(zip.getInputStream(service).readAllBytes(), StandardCharsets.UTF_8).strip());
+        }
+        assertAllJava17(jar, "Spark 4 runs on Java 17");
     }
 
     @Test
