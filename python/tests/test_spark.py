@@ -6,6 +6,7 @@ Spark type, the two implementations' schemas equal; a partition cut mid-read is 
 middle of a query fails it, and loaded again the export reads the new state."""
 
 import os
+import subprocess
 import sys
 
 import pytest
@@ -159,3 +160,23 @@ def test_bad_options_are_refused_when_loading(spark, demo):
         read(spark, demo, "nodes", 2, colour="red")
     with pytest.raises(Exception, match="entities must be"):
         read(spark, demo, "edges", 2)
+
+
+def test_without_the_jar_register_serves_the_python_data_source(demo):
+    # a session of its own (one per process), without spark.jars: register() falls back and says so
+    script = f"""
+import os, sys
+os.environ["PYSPARK_PYTHON"] = sys.executable
+from pyspark.sql import SparkSession
+import subgraph_export.spark
+spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+spark.sparkContext.setLogLevel("ERROR")
+print("implementation", subgraph_export.spark.register(spark))
+df = (spark.read.format("subgraph_export").option("url", {demo!r}).option("label", "Object").option("key", "id")
+      .option("value", "1").option("partitions", 2).load())
+print("rows", df.count())
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line for line in done.stdout.splitlines() if line.startswith(("implementation", "rows"))]
+    assert lines == ["implementation python", f"rows {sx.traverse(demo, **ROOT).summary.nodes}"]
