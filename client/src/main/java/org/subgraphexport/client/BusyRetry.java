@@ -119,7 +119,12 @@ public final class BusyRetry {
      * until it, at least 0); empty without the header or with a value that is neither.
      */
     static OptionalLong retryAfterMillis(HttpResponse<?> response) {
-        String value = response.headers().firstValue("Retry-After").map(String::strip).orElse("");
+        return retryAfterMillis(response.headers().firstValue("Retry-After").orElse(null));
+    }
+
+    /** As {@link #retryAfterMillis(HttpResponse)}, from the header's value (null: none). */
+    public static OptionalLong retryAfterMillis(String header) {
+        String value = header == null ? "" : header.strip();
         if (value.isEmpty()) return OptionalLong.empty();
         if (value.chars().allMatch(c -> c >= '0' && c <= '9')) {
             try {

@@ -166,4 +166,15 @@ class BusyRetryTest {
     void aNegativeBudgetIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> BusyRetry.upTo(Duration.ofSeconds(-1)));
     }
+
+    @Test
+    void theRetryAfterValueIsSecondsOrAnHttpDate() {
+        assertEquals(java.util.OptionalLong.of(3000), BusyRetry.retryAfterMillis(" 3 "));
+        assertEquals(java.util.OptionalLong.of(0), BusyRetry.retryAfterMillis("Sun, 06 Nov 1994 08:49:37 GMT"));
+        assertEquals(java.util.OptionalLong.of(99_999_999_999_999_000L), BusyRetry.retryAfterMillis("99999999999999"));
+        assertEquals(java.util.OptionalLong.of(Long.MAX_VALUE), BusyRetry.retryAfterMillis("99999999999999999999"));
+        assertEquals(java.util.OptionalLong.empty(), BusyRetry.retryAfterMillis("soon"));
+        assertEquals(java.util.OptionalLong.empty(), BusyRetry.retryAfterMillis((String) null));
+        assertEquals(java.util.OptionalLong.empty(), BusyRetry.retryAfterMillis(" "));
+    }
 }

@@ -44,14 +44,12 @@ final class Layout {
     record Column(String key, String type, String name, Field field) {}
 
     final String state, database, root;
-    final int partitions;
     final List<Column> columns;
 
-    private Layout(String state, String database, String root, int partitions, List<Column> columns) {
+    private Layout(String state, String database, String root, List<Column> columns) {
         this.state = state;
         this.database = database;
         this.root = root;
-        this.partitions = partitions;
         this.columns = columns;
     }
 
@@ -142,7 +140,7 @@ final class Layout {
                 }
             }
             Map<String, String> h = whole.getCustomMetadata();
-            return new Layout(state, h.getOrDefault(META_DATABASE, ""), h.getOrDefault(META_ROOT, ""), n,
+            return new Layout(state, h.getOrDefault(META_DATABASE, ""), h.getOrDefault(META_ROOT, ""),
                     List.copyOf(columns));
         }
     }

@@ -5,11 +5,9 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.HttpURLConnection;
 import java.net.URI;
-import java.time.Duration;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
+import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
+import org.subgraphexport.client.BusyRetry;
 import org.subgraphexport.client.ExportRequestException;
 import org.subgraphexport.client.internal.Decoders;
 import org.subgraphexport.wire.Wire;
@@ -17,7 +15,7 @@ import org.subgraphexport.wire.Wire;
 /**
  * Sending a request to the plugin as the Python package does ({@code _http.py}): {@code Accept} the Arrow stream,
  * HTTP Basic credentials, a busy server's {@code 503} with {@code Retry-After} asked again after the wait it names
- * (plus up to a quarter, at most 30 s of waiting per request), any other refusal as {@link ExportRequestException}
+ * (plus up to a quarter, at most 30 s of waiting per request; the wait read by the client's {@link BusyRetry}), any other refusal as {@link ExportRequestException}
  * with the server's code and message. {@code httpTimeout} bounds the connect and every read.
  */
 final class Requests {
@@ -63,9 +61,10 @@ final class Requests {
                 }
                 return new Body(c);
             }
-            long after = status == 503 ? retryAfterMillis(c.getHeaderField("Retry-After")) : -1;
-            if (after >= 0) {
-                long base = Math.max(MIN_WAIT_MILLIS, after);
+            OptionalLong after = status == 503 ? BusyRetry.retryAfterMillis(c.getHeaderField("Retry-After"))
+                    : OptionalLong.empty();
+            if (after.isPresent()) {
+                long base = Math.min(Math.max(MIN_WAIT_MILLIS, after.getAsLong()), BUSY_WAIT_MILLIS + 1);
                 long wait = base + ThreadLocalRandom.current().nextLong(base / 4 + 1);
                 if (waited + wait <= BUSY_WAIT_MILLIS) {
                     try (InputStream body = c.getErrorStream()) {
@@ -118,21 +117,6 @@ final class Requests {
             } else {
                 connection.disconnect();
             }
-        }
-    }
-
-    /** Milliseconds a {@code Retry-After} value asks to wait (delay-seconds or an HTTP-date), or -1 if none. */
-    static long retryAfterMillis(String value) {
-        String v = value == null ? "" : value.strip();
-        if (v.isEmpty()) return -1;
-        if (v.chars().allMatch(ch -> ch >= '0' && ch <= '9')) {
-            return v.length() > 12 ? Long.MAX_VALUE / 2 : Long.parseLong(v) * 1000;
-        }
-        try {
-            ZonedDateTime at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME);
-            return Math.max(0, Duration.between(ZonedDateTime.now(at.getZone()), at).toMillis());
-        } catch (DateTimeParseException e) {
-            return -1;
         }
     }
 }

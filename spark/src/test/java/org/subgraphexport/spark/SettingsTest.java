@@ -85,15 +85,6 @@ class SettingsTest {
     }
 
     @Test
-    void retryAfterIsSecondsOrAnHttpDate() {
-        assertEquals(3000, Requests.retryAfterMillis(" 3 "));
-        assertEquals(0, Requests.retryAfterMillis("Sun, 06 Nov 1994 08:49:37 GMT"));
-        assertEquals(-1, Requests.retryAfterMillis("soon"));
-        assertEquals(-1, Requests.retryAfterMillis(null));
-        assertEquals(Long.MAX_VALUE / 2, Requests.retryAfterMillis("99999999999999"));
-    }
-
-    @Test
     void aStateChangeSaysBothStatesInThePythonPackagesWords() {
         assertEquals("Export.StateChanged: the database moved on from state a:1 to another while the partitions were"
                 + " read (after 2 restarts); read the export again", Failures.stateChanged("a:1", "", 2).getMessage());
