@@ -92,6 +92,21 @@ def test_pyarrow_alone_reads_the_http_body(server, auth):
     assert table.num_rows == 8
 
 
+def test_properties_named_like_the_element_id_columns_keep_both(server, auth):
+    # node 3's property "element_id" and the relationship 2 -> 3's "target_element_id": columns key:type beside the
+    # element ids (docs/wire-format.md 7.2); before, two columns of one name and pyarrow refused the table
+    for export in (sx.traverse(server, **ROOT, auth=auth), sx.traverse(server, **ROOT, auth=auth, partitions=3)):
+        nodes, rels = export.nodes, export.relationships
+        c = nodes.filter(pa.compute.equal(nodes["name"], "c"))
+        assert c["element_id:string"].to_pylist() == ["a property"]
+        assert c["element_id"].to_pylist() == [export.header.node_id_prefix + str(c["id"][0].as_py())]
+        assert nodes.schema.field("element_id:string").metadata == {b"subgraph.key": b"element_id",
+                                                                   b"subgraph.type": b"string"}
+        into_c = rels.filter(pa.compute.equal(rels["target"], c["id"][0]))
+        assert into_c["target_element_id:long"].to_pylist() == [3]
+        assert into_c["target_element_id"].to_pylist() == c["element_id"].to_pylist()
+
+
 def test_conversions(server, auth):
     export = sx.traverse(server, **ROOT, auth=auth, progress=True)
     nodes, rels = export.to_pandas()

@@ -31,8 +31,9 @@ SERVER_BUSY = "Export.ServerBusy"
 RESTART, FAIL = "restart", "fail"
 _K = "__k"  # a row's place in the whole export's record sequence, while the partitions are joined
 _RANK = "__rank"
-# the names the server's writer keeps for fixed columns, per kind (ArrowGraphWriter.ColumnNames)
-_TAKEN = {b"node": ("id", "labels", EXTRA), b"relationship": ("id", "type", "source", "target", EXTRA)}
+# the names the server's writer takes before any property's, per kind (ArrowGraphWriter.ColumnNames): the fixed
+# columns, the element ids the readers derive, extra_properties
+_TAKEN = {b"node": (*NODE_COLUMNS, EXTRA), b"relationship": (*RELATIONSHIP_COLUMNS, EXTRA)}
 _FIXED = {b"node": NODE_COLUMNS, b"relationship": RELATIONSHIP_COLUMNS}
 
 

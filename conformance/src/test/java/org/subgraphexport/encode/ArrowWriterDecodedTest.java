@@ -547,6 +547,41 @@ class ArrowWriterDecodedTest {
         assertEquals("TYPE_0", s.rows().get(2).get("type"));
     }
 
+    /**
+     * docs/wire-format.md 7.2: the element id columns every reader adds ({@code element_id}; for relationships also
+     * {@code source_element_id} and {@code target_element_id}) are taken as the fixed ones are: a key of that name
+     * gets {@code key:type}. Before, a node property {@code element_id} became a column {@code element_id}, and the
+     * Python reader's table then held two columns of that name and could not be read ("duplicate field names").
+     */
+    @Test
+    void columnNamesStepAsideForTheElementIdsReadersDerive() throws IOException {
+        ArrowStreamReader.Stream s = ArrowStreamReader.read(stream(100,
+                names(List.of("element_id", "source_element_id", "target_element_id")), w -> {
+            w.beginNode(0, new int[] {0}, 1);
+            w.property(0);
+            w.writeString("e");
+            w.property(1);
+            w.writeString("s");  // a node may hold it: no derived column of nodes has that name
+            w.endNode();
+            w.beginRelationship(0, 0, 0, 0);
+            w.property(2);
+            w.writeLong(7);
+            w.property(1);
+            w.writeString("s");
+            w.property(0);
+            w.writeBoolean(true);
+            w.endRelationship();
+        }));
+        assertEquals(List.of("id", "labels", "element_id:string", "source_element_id", "extra_properties"),
+                names(s.group(2)));
+        assertEquals(List.of("id", "type", "source", "target", "target_element_id:long", "source_element_id:string",
+                "element_id:boolean", "extra_properties"), names(s.group(3)));
+        assertEquals(Map.of(Arrow.META_KEY, "element_id", Arrow.META_TYPE, "string"),
+                s.group(2).child("element_id:string").metadata());
+        assertEquals("e", s.rows().get(0).get("element_id:string"));
+        assertEquals(7L, s.rows().get(1).get("target_element_id:long"));
+    }
+
     private static List<String> names(ArrowStreamReader.Field group) {
         return group.children().stream().map(ArrowStreamReader.Field::name).toList();
     }

@@ -139,7 +139,8 @@ class PythonClientIT {
 
     /**
      * Objects 1 -> 2 -> 3 (CHILDREN) with a Structure hung off 2 (PROPERTY); a value of each type Cypher can store,
-     * some beyond the Arrow types' range (year 10000 date-time), a key whose type differs between nodes.
+     * some beyond the Arrow types' range (year 10000 date-time), a key whose type differs between nodes, keys named like
+ * the element id columns the readers add.
      */
     static final String FIXTURE = """
             CREATE (r:Object {id: 1, name: 'root', flag: true, n: -5, x: 1.5, s: 'ünïcödé ✓ 😀',
@@ -154,10 +155,10 @@ class PythonClientIT {
                     zdts: [datetime('2020-01-01T00:00[Europe/Paris]')], pts: [point({x: 0.0, y: 0.0})],
                     durs: [duration('PT1S')], lts: [localtime('00:00')]})
             CREATE (a:Object:Extra {id: 2, name: 'a', n: 'mixed type'})
-            CREATE (c:Object {id: 3, name: 'c'})
+            CREATE (c:Object {id: 3, name: 'c', element_id: 'a property'})
             CREATE (s:Structure {v: [1.5, 2.5], k: 'nested'})
             CREATE (r)-[:CHILDREN {since: date('2021-01-01'), w: 0.25}]->(a)
-            CREATE (a)-[:CHILDREN]->(c)
+            CREATE (a)-[:CHILDREN {target_element_id: 3}]->(c)
             CREATE (a)-[:PROPERTY {order: 0}]->(s)
             CREATE (c)-[:CHILDREN {loop: true}]->(r)
             """;

@@ -170,8 +170,9 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
     private final Group otherNodes = newGroup(NODE, Arrow.NODE), otherRelationships = newGroup(RELATIONSHIP,
             Arrow.RELATIONSHIP);
     private final ColumnNames[] names = {
-        new ColumnNames(Arrow.ID, Arrow.LABELS, Arrow.EXTRA),
-        new ColumnNames(Arrow.ID, Arrow.TYPE, Arrow.SOURCE, Arrow.TARGET, Arrow.EXTRA)
+        new ColumnNames(Arrow.ID, Arrow.LABELS, Arrow.EXTRA, Arrow.ELEMENT_ID),
+        new ColumnNames(Arrow.ID, Arrow.TYPE, Arrow.SOURCE, Arrow.TARGET, Arrow.EXTRA, Arrow.ELEMENT_ID,
+                Arrow.SOURCE_ELEMENT_ID, Arrow.TARGET_ELEMENT_ID)
     };
     /** The group of the record being written; the last node group and its label set, for the next node. */
     private Group current, lastNodeGroup;
@@ -703,7 +704,8 @@ public final class ArrowGraphWriter extends ByteRecordWriter {
 
     /**
      * The name of the column of {@code key} with values of {@code code} in every group of {@code record}'s kind:
-     * the key for its first type, unless a fixed column has that name; {@code key:type} for the others.
+     * the key for its first type, unless a fixed or a derived element id column has that name; {@code key:type} for
+     * the others.
      */
     private String columnName(int record, int key, int code) {
         ColumnNames kind = names[record - 1];

@@ -35,10 +35,10 @@ import org.subgraphexport.wire.Wire;
 final class Layout {
     static final String META_STATE = Wire.Arrow.META_STATE, META_DATABASE = Wire.Arrow.META_DATABASE,
             META_ROOT = Wire.Arrow.META_ROOT;
-    static final String ELEMENT_ID = "element_id";
+    static final String ELEMENT_ID = Wire.Arrow.ELEMENT_ID;
     static final List<String> NODE_COLUMNS = List.of(ELEMENT_ID, "id", "labels");
     static final List<String> RELATIONSHIP_COLUMNS = List.of(ELEMENT_ID, "id", "type", "source", "target",
-            "source_element_id", "target_element_id");
+            Wire.Arrow.SOURCE_ELEMENT_ID, Wire.Arrow.TARGET_ELEMENT_ID);
 
     /** A property column: its key and wire type, its name, and its Arrow field as the server sent it. */
     record Column(String key, String type, String name, Field field) {}
@@ -121,8 +121,9 @@ final class Layout {
                     pool.shutdownNow();
                 }
                 Set<List<String>> known = new HashSet<>();
-                Set<String> taken = new HashSet<>(settings.nodes ? List.of("id", "labels", Wire.Arrow.EXTRA)
-                        : List.of("id", "type", "source", "target", Wire.Arrow.EXTRA));
+                // the names the server takes before any property's: the fixed and derived columns (Wire.Arrow)
+                Set<String> taken = new HashSet<>(settings.nodes ? NODE_COLUMNS : RELATIONSHIP_COLUMNS);
+                taken.add(Wire.Arrow.EXTRA);
                 for (Column c : columns) {
                     known.add(List.of(c.key, c.type));
                     taken.add(c.name);

@@ -391,6 +391,13 @@ public final class Wire {
         public static final String TARGET = "target";
         /** The fallback column: properties no column holds, as the {@code json} format's properties object. */
         public static final String EXTRA = "extra_properties";
+        /**
+         * The element id columns every reader derives from the ids and the header's prefixes (docs/wire-format.md
+         * 7.2). Never sent, but taken: a property key named like one of them, as one named like a fixed column, gets
+         * the column {@code key:type}, so that the reader's tables never hold two columns of one name.
+         */
+        public static final String ELEMENT_ID = "element_id", SOURCE_ELEMENT_ID = "source_element_id",
+                TARGET_ELEMENT_ID = "target_element_id";
 
         // schema metadata (the header)
         public static final String META_VERSION = "subgraph.version";
