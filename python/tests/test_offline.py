@@ -420,10 +420,12 @@ def test_the_progress_bar_of_partitions_names_retries_and_restarts(bars):
     bar.retry()
     bar.partition_done()
     bar.start_round()
+    bar.retry()
     bar.add(1000)
     bar.add(24)
     assert bars[0].descriptions == ["partitions 0/3", "partitions 1/3", "partitions 1/3, 1 retried",
-                                    "partitions 2/3, 1 retried", "partitions 0/3, 1 retried, restart 1"]
+                                    "partitions 2/3, 1 retried", "partitions 0/3, 1 retried, restart 1",
+                                    "partitions 0/3, 2 retried, restart 1"]
     assert bars[0].n == 1024
     counting = _partitions._Counting(io.BytesIO(b"x" * 100), bar)
     assert counting.readable()
@@ -954,6 +956,8 @@ def test_the_first_record_holding_a_key_in_extra_properties_is_the_lowest_place(
     assert _partitions._first_in_extra(tables, "x") == 600
     assert _partitions._first_in_extra(tables, "missing") is None
     assert _partitions._first_in_extra([("", pa.table({"id": pa.array([1], pa.int64()), "__k": [4]}))], "far") is None
+    # a table without any extra_properties value is passed over, not the end of the search
+    assert _partitions._first_in_extra([table([None], [1]), table(['{"far":1}'], [9])], "far") == 9
 
 
 def test_a_column_takes_its_place_from_its_first_record_in_any_partition():
@@ -973,3 +977,108 @@ def test_a_column_takes_its_place_from_its_first_record_in_any_partition():
     assert order == [("a", "string"), ("rare", "long"), ("a", "long"), ("far", "datetime"), ("id", "long")]
     assert names == {("a", "string"): "a", ("rare", "long"): "rare", ("a", "long"): "a:long",
                      ("far", "datetime"): "far", ("id", "long"): "id:long"}
+
+
+def _part(columns, groups=(), kind=b"node", partition=0):
+    """A partition as _read leaves it: per kind its groups' tables (with __k) and its (key, type) columns."""
+    header = _partitions.Header("neo4j", "4:x:0", "4:x:", "5:x:", 2, STATE, partition, 2)
+    empty = pa.table({**{name: pa.array([], pa.string()) for name in _partitions._FIXED[b"relationship"]},
+                      "extra_properties": pa.array([], pa.string()), "__k": pa.array([], pa.int64())})
+    p = _partitions._Part(header, _partitions.Summary(0, 0, False, STATE), {b"m": b"1"},
+                          {b"node": [], b"relationship": [("", empty)]}, {b"node": [], b"relationship": []})
+    p.groups[kind] = list(groups)
+    p.columns[kind] = [((key, typ), name, pa.field(name, pa.string()), k) for key, typ, name, k in columns]
+    return p
+
+
+def test_a_column_named_nowhere_first_takes_its_place_before_every_record():
+    # partition 1's "a" holds no value and comes first there: before "b", whose first value is record 0
+    names, order = _partitions._column_names([_part([("b", "string", "b", 0)]), _part([("a", "long", "a", None)])],
+                                             b"node")
+    assert order == [("a", "long"), ("b", "string")]
+
+
+def test_joined_names_taken_twice_get_the_next_free_suffix():
+    # keys "id:long" and "id:long:2" (strings) come first; then "id" (a fixed column's name) with longs: "id:long" is
+    # taken, and so is "id:long:2", so it is "id:long:3"; "labels" with longs only needs "labels:long:2"
+    parts = [_part([("id:long", "string", "id:long", 0), ("id:long:2", "string", "id:long:2", 1),
+                    ("id", "long", "id:long:3", 2), ("labels:long", "string", "labels:long", 3),
+                    ("labels", "long", "labels:long:2", 4)])]
+    names, order = _partitions._column_names(parts, b"node")
+    assert names == {("id:long", "string"): "id:long", ("id:long:2", "string"): "id:long:2",
+                     ("id", "long"): "id:long:3", ("labels:long", "string"): "labels:long",
+                     ("labels", "long"): "labels:long:2"}
+    # the element id columns the readers add are taken too (docs/wire-format.md 7.2): as the server names them
+    names, _ = _partitions._column_names([_part([("element_id", "string", "element_id:string", 0),
+                                                 ("source_element_id", "long", "source_element_id", 1)])], b"node")
+    assert names == {("element_id", "string"): "element_id:string", ("source_element_id", "long"): "source_element_id"}
+    names, _ = _partitions._column_names([_part([("source_element_id", "long", "source_element_id:long", 0),
+                                                 ("target_element_id", "long", "target_element_id:long", 1)],
+                                                kind=b"relationship")], b"relationship")
+    assert names == {("source_element_id", "long"): "source_element_id:long",
+                     ("target_element_id", "long"): "target_element_id:long"}
+
+
+def test_joined_partitions_are_renamed_and_ordered_as_the_single_stream():
+    def group(name, ks, column=None, values=None):
+        t = {"element_id": pa.array([f"4:x:{k}" for k in ks]), "id": pa.array(ks, pa.int64()),
+             "labels": pa.array([[name or "Other"]] * len(ks), pa.list_(pa.string()))}
+        if column:
+            t[column] = values
+        t["extra_properties"] = pa.array([None] * len(ks), pa.string())
+        t["__k"] = pa.array(ks, pa.int64())
+        return (name, pa.table(t))
+
+    # partition 0 named key "age" with longs "age"; partition 1 saw strings first and named them "age", its longs
+    # "age:long": in the whole export longs come first (record 0), so they are "age" and the strings "age:string".
+    # Groups in order of first appearance: "G" at record 0 (in partition 0; partition 1's G row is record 4), "H" at
+    # record 2; the catch-all group ("") before them all, its rows in record order.
+    p0 = _part([("age", "long", "age", 0)],
+               [group("", [3]), group("G", [0], "age", pa.array([7], pa.int64())),
+                group("H", [2], "age", pa.array([8], pa.int64()))])
+    p1 = _part([("age", "string", "age", 1), ("age", "long", "age:long", 4)],
+               [group("", [1], "age", pa.array(["x"])), group("G", [4], "age:long", pa.array([9], pa.int64()))],
+               partition=1)
+    export = _partitions._join([p0, p1], "db:7")
+    nodes = export.nodes
+    assert nodes.column_names == ["element_id", "id", "labels", "age", "age:string", "extra_properties"]
+    assert nodes.column("id").to_pylist() == [1, 3, 0, 4, 2]
+    assert nodes.column("element_id").to_pylist() == ["4:x:1", "4:x:3", "4:x:0", "4:x:4", "4:x:2"]
+    assert nodes.column("age").to_pylist() == [None, None, 7, 9, 8]
+    assert nodes.column("age:string").to_pylist() == ["x", None, None, None, None]
+    assert nodes.schema.metadata == {b"m": b"1", b"subgraph.partition": b"0", b"subgraph.partitions": b"1"}
+    assert export.header.state == "db:7" and (export.header.partition, export.header.partitions) == (0, 1)
+
+
+# --- a partitioned read against the golden partitions ---------------------------------------------------------------
+
+def _same_export(actual: sx.Export, expected: sx.Export) -> None:
+    assert actual.header == expected.header and actual.summary == expected.summary
+    for a, e in ((actual.nodes, expected.nodes), (actual.relationships, expected.relationships)):
+        assert a.schema.equals(e.schema, check_metadata=True), (a.schema, e.schema)
+        assert a.to_pylist() == e.to_pylist()
+
+
+def test_three_partitions_join_into_the_single_stream(serve, golden):
+    # PartitionedFixture (conformance): 900 records in three partition streams, each written by its own writer, with
+    # its own groups, column names and batches; joined, they must be the single stream, row for row
+    single = sx.read_stream(io.BytesIO((golden / "partitioned-0-of-1.arrow").read_bytes()))
+
+    def answer(query):
+        name = f"partitioned-{query['partition']}-of-{query['partitions']}.arrow"
+        return ok((golden / name).read_bytes())
+
+    server = serve([answer])
+    for concurrency in (1, 3):
+        joined = sx.read_partitioned(server.url, "4:x:0", 3, concurrency=concurrency, busy_wait=0)
+        _same_export(joined, single)
+    assert sorted((q["partition"], q["partitions"], q.get("state")) for q in server.queries()) == [
+        ("0", "3", None), ("0", "3", None), ("1", "3", STATE), ("1", "3", STATE), ("2", "3", STATE), ("2", "3", STATE)]
+    # what the join had to undo: partition 1 named v's strings "v" and its longs "v:long", had no "w" and no "late"
+    assert single.nodes.column_names == ["element_id", "id", "labels", "v", "v:string", "far", "late",
+                                         "extra_properties"]
+    assert (single.nodes.num_rows, single.relationships.num_rows) == (600, 300)
+    one = sx.read_stream(io.BytesIO((golden / "partitioned-1-of-3.arrow").read_bytes()))
+    assert one.nodes.column_names == ["element_id", "id", "labels", "v", "far", "v:long", "extra_properties"]
+    assert one.relationships.column_names == ["element_id", "id", "type", "source", "target", "source_element_id",
+                                              "target_element_id", "extra_properties"]

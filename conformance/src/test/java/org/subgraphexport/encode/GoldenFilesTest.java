@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.subgraphexport.client.ClientFormats;
 import org.subgraphexport.wire.Format;
@@ -28,7 +29,8 @@ import org.subgraphexport.wire.Format;
  * <p>A change to these files is a change of the wire format: bump {@link Wire#VERSION} unless it is a pure
  * writer-side re-encoding that old decoders read identically. To regenerate after an intended change, run
  * {@code mvn -DbuildDir=target-fmt test -Dtest=GoldenFilesTest -Dgolden.update=true} (or
- * {@code -Dgolden.update=rows} for the rows files only, {@code =fixture} for the graph ones), then review the
+ * {@code -Dgolden.update=rows} for the rows files only, {@code =fixture} for the graph ones, {@code =partitioned} for
+ * {@link PartitionedFixture}'s), then review the
  * diff (the JSON one is readable) and commit the files.
  */
 class GoldenFilesTest {
@@ -46,10 +48,18 @@ class GoldenFilesTest {
         compare(format, "rows", RowsFixture.standard().bytes(format));
     }
 
+    /** {@link PartitionedFixture}: the single stream and its three partitions, for the Python package's join. */
+    @ParameterizedTest
+    @CsvSource({"0, 1", "0, 3", "1, 3", "2, 3"})
+    void partitionsMatchGoldenFiles(int partition, int partitions) throws IOException {
+        compare(Format.ARROW, "partitioned-" + partition + "-of-" + partitions,
+                PartitionedFixture.partition(partition, partitions));
+    }
+
     private static void compare(Format format, String name, byte[] actual) throws IOException {
         Path file = DIR.resolve(name + "." + format.pathSegment());
         String update = System.getProperty("golden.update", "false");
-        if (update.equals("true") || update.equals(name)) {
+        if (update.equals("true") || update.equals(name.startsWith("partitioned") ? "partitioned" : name)) {
             Files.createDirectories(DIR);
             Files.write(file, actual);
         }
