@@ -1070,10 +1070,14 @@ def test_three_partitions_join_into_the_single_stream(serve, golden):
 
     server = serve([answer])
     for concurrency in (1, 3):
-        joined = sx.read_partitioned(server.url, "4:x:0", 3, concurrency=concurrency, busy_wait=0)
+        joined = sx.read_partitioned(server.url, "4:x:0", 3, concurrency=concurrency, busy_wait=0, max_depth=4,
+                                     auth=("neo4j", "pw"))
         _same_export(joined, single)
+    # partition 0 first, unpinned; the others pinned to the state it read; each with the walk's parameters and auth
     assert sorted((q["partition"], q["partitions"], q.get("state")) for q in server.queries()) == [
         ("0", "3", None), ("0", "3", None), ("1", "3", STATE), ("1", "3", STATE), ("2", "3", STATE), ("2", "3", STATE)]
+    assert {(q["root"], q["maxDepth"]) for q in server.queries()} == {("4:x:0", "4")}
+    assert {headers["Authorization"] for _, _, headers, _ in server.requests} == {"Basic bmVvNGo6cHc="}
     # what the join had to undo: partition 1 named v's strings "v" and its longs "v:long", had no "w" and no "late"
     assert single.nodes.column_names == ["element_id", "id", "labels", "v", "v:string", "far", "late",
                                          "extra_properties"]
@@ -1082,3 +1086,31 @@ def test_three_partitions_join_into_the_single_stream(serve, golden):
     assert one.nodes.column_names == ["element_id", "id", "labels", "v", "far", "v:long", "extra_properties"]
     assert one.relationships.column_names == ["element_id", "id", "type", "source", "target", "source_element_id",
                                               "target_element_id", "extra_properties"]
+
+
+def test_a_partition_refused_busy_while_another_streams_is_asked_again_without_waiting(serve, golden):
+    # the server's bound on one export's partitions streaming at once: partition 2's first request is refused 503
+    # Export.ServerBusy (Retry-After: 30) while partition 0 streams or has just ended; it goes again when a slot is
+    # free, not after Retry-After and not counted against busy_wait (0 here: any other busy answer raises at once)
+    single = sx.read_stream(io.BytesIO((golden / "partitioned-0-of-1.arrow").read_bytes()))
+    asked = []
+
+    def answer(query):
+        asked.append(query["partition"])
+        if query["partition"] == "2" and asked.count("2") == 1:
+            return 503, {"Content-Type": "application/json", "Retry-After": "30"}, json.dumps(
+                {"status": 503, "code": "Export.ServerBusy", "message": "busy"}).encode()
+        return ok((golden / f"partitioned-{query['partition']}-of-3.arrow").read_bytes())
+
+    server = serve([answer])
+    _same_export(sx.read_partitioned(server.url, "4:x:0", 3, concurrency=3, busy_wait=0), single)
+    assert sorted(asked) == ["0", "1", "2", "2"]
+    # with nothing else streaming (partition 0, the first request), the same refusal is the server's own bound:
+    # busy_wait=0 does not wait, and the answer is a failed attempt (one allowed here)
+    busy = serve([(503, {"Content-Type": "application/json", "Retry-After": "30"},
+                   json.dumps({"status": 503, "code": "Export.ServerBusy", "message": "busy"}).encode())])
+    with pytest.raises(sx.PartitionFailedError) as e:
+        sx.read_partitioned(busy.url, "4:x:0", 3, busy_wait=0, attempts=1)
+    assert (e.value.partition, e.value.attempts) == (0, 1)
+    assert [(x.status, x.code) for x in e.value.errors] == [(503, "Export.ServerBusy")]
+    assert [q["partition"] for q in busy.queries()] == ["0"]
