@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
+import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
 import org.subgraphexport.wire.ValueSink.ArrayKind;
 import org.subgraphexport.wire.Wire;
@@ -14,8 +15,8 @@ import org.subgraphexport.wire.Wire;
 /**
  * The messages of {@link ByteRecordWriter}'s protocol checks, which every encoder shares: each forbidden call says
  * which call it was and why it may not come there (WriterContractTest checks that every format refuses the same
- * calls and writes nothing; these are the words a caller reads). Written with the Kryo writer; the sizes and depths
- * at the limits are accepted, one past them refused.
+ * calls and writes nothing; these are the words a caller reads). Each check is asked of the kryo, JSON and BSON
+ * writers; the sizes and depths at the limits are accepted, one past them refused.
  */
 class ByteRecordWriterTest {
     private interface Call {
@@ -45,13 +46,21 @@ class ByteRecordWriterTest {
         w.beginArray(2, ArrayKind.INT);
     };
 
-    /** A fresh Kryo writer: {@code before} runs, then {@code call} must throw {@code type} with {@code message}. */
+    /** The formats whose writers are ByteRecordWriters (kryo-lzf is the kryo writer with another output). */
+    private static final Format[] FORMATS = {Format.KRYO, Format.JSON, Format.BSON};
+
+    /**
+     * A fresh writer of each format: {@code before} runs, then {@code call} must throw {@code type} with
+     * {@code message}.
+     */
     private static void assertRefused(Class<? extends RuntimeException> type, String message, Call before, Call call)
             throws IOException {
-        GraphWriter w = KryoGraphWriter.kryo(new ByteArrayOutputStream());
-        before.run(w);
-        RuntimeException e = assertThrows(type, () -> call.run(w), message);
-        assertEquals(message, e.getMessage());
+        for (Format format : FORMATS) {
+            GraphWriter w = Encoders.open(format, new ByteArrayOutputStream());
+            before.run(w);
+            RuntimeException e = assertThrows(type, () -> call.run(w), format + ": " + message);
+            assertEquals(message, e.getMessage(), format.toString());
+        }
     }
 
     private static void assertIllegalState(String message, Call before, Call call) throws IOException {
@@ -203,10 +212,12 @@ class ByteRecordWriterTest {
                     w.beginList(1);
                 }
             }}) {
-            GraphWriter w = KryoGraphWriter.kryo(new ByteArrayOutputStream());
-            assertDoesNotThrow(() -> atLimit.run(w));
-            w.error("c", "m");
-            w.finish();
+            for (Format format : FORMATS) {
+                GraphWriter w = Encoders.open(format, new ByteArrayOutputStream());
+                assertDoesNotThrow(() -> atLimit.run(w), format.toString());
+                w.error("c", "m");
+                w.finish();
+            }
         }
         assertRefused(IllegalArgumentException.class, "beginMap() size " + (Wire.MAX_LENGTH + 1) + " outside 0.."
                 + Wire.MAX_LENGTH, ROW, w -> w.beginMap(Wire.MAX_LENGTH + 1));
