@@ -15,6 +15,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.subgraphexport.wire.Format;
 import org.subgraphexport.wire.GraphWriter;
 import org.subgraphexport.wire.Header;
+import org.subgraphexport.wire.ValueSink.ArrayKind;
+import org.subgraphexport.wire.ValueSink.VectorKind;
 import org.subgraphexport.wire.Wire;
 
 /**
@@ -36,7 +38,98 @@ class KryoGraphWriterTest {
         KryoGraphWriterTest::delta,
         KryoGraphWriterTest::error,
         KryoGraphWriterTest::longPath,
+        KryoGraphWriterTest::longest,
+        KryoGraphWriterTest::longestRows,
     };
+
+    /**
+     * Every id, count and value at its longest text (JSON spells numbers out; the room each call asks for is its
+     * worst case): ids and counts at Long.MIN_VALUE and MAX_VALUE, the partition numbers at Integer.MAX_VALUE, the
+     * longest doubles and floats, bytes, shorts and ints at their minimum, in properties, arrays, points, vectors,
+     * lists, maps, references and paths, a delta's left records.
+     */
+    private static void longest(GraphWriter w) throws IOException {
+        double d = -2.2250738585072014E-308;  // 24 chars, as long as a double's text gets
+        float f = -1.17549435E-38f;
+        w.header(new Header("neo4j", "", "4:db:", "5:db:", "db:7", Integer.MAX_VALUE - 1, Integer.MAX_VALUE, "db:6"),
+                FixtureStream.tokens(new String[] {"L"}, new String[] {"T"}, new String[] {"k"}));
+        w.leftNode(Long.MIN_VALUE);
+        w.leftRelationship(Long.MIN_VALUE);
+        w.beginNode(Long.MIN_VALUE, new int[] {0}, 1);
+        w.property(0);
+        w.writeByte(Byte.MIN_VALUE);
+        w.property(0);
+        w.writeShort(Short.MIN_VALUE);
+        w.property(0);
+        w.writeInt(Integer.MIN_VALUE);
+        w.property(0);
+        w.writeLong(Long.MIN_VALUE);
+        w.property(0);
+        w.writeDouble(d);
+        w.property(0);
+        w.writeFloat(f);
+        w.property(0);
+        w.writeDouble(Double.NEGATIVE_INFINITY);
+        w.property(0);
+        w.writePoint(Integer.MIN_VALUE, new double[] {d, d, d});
+        w.property(0);
+        w.writeDuration(Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, 999_999_999);
+        w.property(0);
+        w.writeVector(VectorKind.FLOAT64, new double[] {d, d});
+        w.property(0);
+        w.writeVector(VectorKind.INT64, new long[] {Long.MIN_VALUE});
+        for (ArrayKind kind : new ArrayKind[] {
+            ArrayKind.SHORT,
+            ArrayKind.INT, ArrayKind.LONG,
+            ArrayKind.FLOAT, ArrayKind.DOUBLE,
+            ArrayKind.POINT}) {
+            w.property(0);
+            w.beginArray(2, kind);
+            for (int i = 0; i < 2; i++) {
+                switch (kind) {
+                    case SHORT -> w.writeShort(Short.MIN_VALUE);
+                    case INT -> w.writeInt(Integer.MIN_VALUE);
+                    case LONG -> w.writeLong(Long.MIN_VALUE);
+                    case FLOAT -> w.writeFloat(f);
+                    case DOUBLE -> w.writeDouble(d);
+                    default -> w.writePoint(Integer.MIN_VALUE, new double[] {d, d, d});
+                }
+            }
+            w.endArray();
+        }
+        w.endNode();
+        w.beginRelationship(Long.MIN_VALUE, 0, Long.MIN_VALUE, Long.MAX_VALUE);
+        w.property(0);
+        w.writeBytes(new byte[] {-1, -2, -3, -4, -5});
+        w.endRelationship();
+        w.end(Long.MAX_VALUE, Long.MIN_VALUE, true, "db:8");
+        w.finish();
+    }
+
+    /** Rows with the longest values in lists, maps, references and paths. */
+    private static void longestRows(GraphWriter w) throws IOException {
+        double d = -2.2250738585072014E-308;
+        w.header(FixtureStream.HEADER, FixtureStream.tokens(new String[0], new String[0], new String[0]));
+        w.columns(new String[] {"a", "b", "c", "d", "e"});
+        w.beginRow();
+        w.beginList(3);
+        w.writeDouble(d);
+        w.writeLong(Long.MIN_VALUE);
+        w.writePoint(Integer.MIN_VALUE, new double[] {d, d, d});
+        w.endList();
+        w.beginMap(2);
+        w.mapKey("x");
+        w.writeDouble(d);
+        w.mapKey("y");
+        w.writeNull();
+        w.endMap();
+        w.writeNodeRef(Long.MIN_VALUE);
+        w.writeRelationshipRef(Long.MIN_VALUE);
+        w.writePath(new long[] {Long.MIN_VALUE, Long.MIN_VALUE}, new long[] {Long.MIN_VALUE});
+        w.endRow();
+        w.end(0, 0, false, "s");
+        w.finish();
+    }
 
     /** A path whose ids all take a varlong's 9 bytes: the path's room is its worst case, and it is needed. */
     private static void longPath(GraphWriter w) throws IOException {
@@ -66,7 +159,7 @@ class KryoGraphWriterTest {
         w.header(FixtureStream.HEADER, FixtureStream.tokens(new String[] {"L"}, new String[] {"T"}, new String[] {"k"}));
         w.beginNode(5, new int[0], 0);
         w.property(0);
-        w.beginArray(3, org.subgraphexport.wire.ValueSink.ArrayKind.INT);
+        w.beginArray(3, ArrayKind.INT);
         w.writeInt(1);
         w.error("Neo.ClientError.\u00e9", "m\u00fcssage ".repeat(20));
         w.finish();
