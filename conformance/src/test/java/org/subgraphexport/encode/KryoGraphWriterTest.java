@@ -38,7 +38,8 @@ class KryoGraphWriterTest {
         KryoGraphWriterTest::delta,
         KryoGraphWriterTest::error,
         KryoGraphWriterTest::longPath,
-        KryoGraphWriterTest::longest,
+        w -> longest(w, "4:db:"),
+        w -> longest(w, "4:d\u00e9\"b:"),  // a prefix JSON escapes: its own room checks
         KryoGraphWriterTest::longestRows,
     };
 
@@ -46,12 +47,12 @@ class KryoGraphWriterTest {
      * Every id, count and value at its longest text (JSON spells numbers out; the room each call asks for is its
      * worst case): ids and counts at Long.MIN_VALUE and MAX_VALUE, the partition numbers at Integer.MAX_VALUE, the
      * longest doubles and floats, bytes, shorts and ints at their minimum, in properties, arrays, points, vectors,
-     * lists, maps, references and paths, a delta's left records.
+     * lists, maps, references and paths, a delta's left records; the id prefix as given.
      */
-    private static void longest(GraphWriter w) throws IOException {
+    private static void longest(GraphWriter w, String prefix) throws IOException {
         double d = -2.2250738585072014E-308;  // 24 chars, as long as a double's text gets
         float f = -1.17549435E-38f;
-        w.header(new Header("neo4j", "", "4:db:", "5:db:", "db:7", Integer.MAX_VALUE - 1, Integer.MAX_VALUE, "db:6"),
+        w.header(new Header("neo4j", "", prefix, "5" + prefix, "db:7", Integer.MAX_VALUE - 1, Integer.MAX_VALUE, "db:6"),
                 FixtureStream.tokens(new String[] {"L"}, new String[] {"T"}, new String[] {"k"}));
         w.leftNode(Long.MIN_VALUE);
         w.leftRelationship(Long.MIN_VALUE);

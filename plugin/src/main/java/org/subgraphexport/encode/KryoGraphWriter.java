@@ -62,7 +62,7 @@ public final class KryoGraphWriter extends ByteRecordWriter {
         o.kryoString(header.nodeIdPrefix());               // node id prefix
         o.kryoString(header.relIdPrefix());                // relationship id prefix
         o.kryoString(header.state());                      // state read (version 2)
-        o.require(2 * 5);
+        o.require(2 * WireBuffer.MAX_VARINT + 1);          // the delta tag too
         o.varInt(header.partition());                      // partition
         o.varInt(header.partitions());                     // of partitions
         if (header.delta()) {
