@@ -1071,7 +1071,7 @@ def test_three_partitions_join_into_the_single_stream(serve, golden):
     server = serve([answer])
     for concurrency in (1, 3):
         joined = sx.read_partitioned(server.url, "4:x:0", 3, concurrency=concurrency, busy_wait=0, max_depth=4,
-                                     auth=("neo4j", "pw"))
+                                     auth=("neo4j", "pw"), http_timeout=30)
         _same_export(joined, single)
     # partition 0 first, unpinned; the others pinned to the state it read; each with the walk's parameters and auth
     assert sorted((q["partition"], q["partitions"], q.get("state")) for q in server.queries()) == [
@@ -1114,3 +1114,28 @@ def test_a_partition_refused_busy_while_another_streams_is_asked_again_without_w
     assert (e.value.partition, e.value.attempts) == (0, 1)
     assert [(x.status, x.code) for x in e.value.errors] == [(503, "Export.ServerBusy")]
     assert [q["partition"] for q in busy.queries()] == ["0"]
+
+
+def test_a_partition_whose_end_record_miscounts_fails_naming_it(serve, golden):
+    # partition 1 of 3 holds 256 nodes and no relationship; its end record says 257: a partition that cannot be
+    # trusted is fetched again (here: the same answer), then PartitionFailedError names it and the counts
+    def answer(query):
+        data = (golden / f"partitioned-{query['partition']}-of-3.arrow").read_bytes()
+        return ok(rewrite(data, end={"subgraph.nodes": "257"}) if query["partition"] == "1" else data)
+
+    server = serve([answer])
+    with pytest.raises(sx.PartitionFailedError) as e:
+        sx.read_partitioned(server.url, "4:x:0", 3, attempts=1, busy_wait=0)
+    assert (e.value.partition, e.value.attempts) == (1, 1)
+    assert [str(x) for x in e.value.errors] == [
+        "partition 1: the end record counts 257 nodes and 0 relationships, the stream held 256 and 0"]
+
+
+def test_a_stream_that_breaks_off_names_the_rows_read(fixture_bytes):
+    # cut inside the second record batch: the rows of the whole batches before it are named
+    schema, batches = _records(fixture_bytes)
+    whole = _write(schema, batches)
+    first = len(_write(schema, batches[:1]))
+    with pytest.raises(sx.TruncatedStreamError) as e:
+        sx.read_stream(io.BytesIO(whole[:first + 40]))
+    assert str(e.value).startswith(f"the stream broke off after {batches[0][0].num_rows} rows: ")
