@@ -166,14 +166,18 @@ class KryoGraphWriterTest {
         w.finish();
     }
 
-    /** The script's bytes; with {@code slack} >= 0, the buffer cut to its content plus slack before every call. */
+    /**
+     * The script's bytes; with {@code slack} >= 0, the buffer set to its content plus slack before every call (cut
+     * or padded: only cutting left a call the room the calls before it had not used, smaller than slack, and some
+     * exact fits were never met).
+     */
     private static byte[] write(Format format, Script script, int slack) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         GraphWriter target = Encoders.open(format, bytes);
         WireBuffer out = ((ByteRecordWriter) target).out;
         GraphWriter tight = (GraphWriter) Proxy.newProxyInstance(GraphWriter.class.getClassLoader(),
                 new Class<?>[] {GraphWriter.class}, (proxy, method, args) -> {
-                    if (slack >= 0 && out.buf.length > out.pos + slack) {
+                    if (slack >= 0) {  // exactly slack bytes of room, cut or padded: not what the last call left
                         out.buf = Arrays.copyOf(out.buf, out.pos + slack);
                     }
                     try {
