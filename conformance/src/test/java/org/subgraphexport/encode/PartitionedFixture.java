@@ -89,20 +89,6 @@ final class PartitionedFixture {
         w.endNode();
     }
 
-    private static final TokenNames TOKENS = new TokenNames() {
-        @Override
-        public String label(int id) {
-            return "L" + id;
-        }
-
-        @Override
-        public String relationshipType(int id) {
-            return "T" + id;
-        }
-
-        @Override
-        public String propertyKey(int id) {
-            return new String[] {"v", "far", "late", "w"}[id];
-        }
-    };
+    private static final TokenNames TOKENS = FixtureStream.tokens(new String[] {"L0", "L1", "L2"},
+            new String[] {"T0", "T1"}, new String[] {"v", "far", "late", "w"});
 }
