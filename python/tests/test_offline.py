@@ -1061,7 +1061,7 @@ def _same_export(actual: sx.Export, expected: sx.Export) -> None:
 
 def test_three_partitions_join_into_the_single_stream(serve, golden):
     # PartitionedFixture (conformance): 900 records in three partition streams, each written by its own writer, with
-    # its own groups, column names and batches; joined, they must be the single stream, row for row
+    # its own groups and column names; joined, they must be the single stream, row for row
     single = sx.read_stream(io.BytesIO((golden / "partitioned-0-of-1.arrow").read_bytes()))
 
     def answer(query):
@@ -1117,8 +1117,8 @@ def test_a_partition_refused_busy_while_another_streams_is_asked_again_without_w
 
 
 def test_a_partition_whose_end_record_miscounts_fails_naming_it(serve, golden):
-    # partition 1 of 3 holds 256 nodes and no relationship; its end record says 257: a partition that cannot be
-    # trusted is fetched again (here: the same answer), then PartitionFailedError names it and the counts
+    # partition 1 of 3 holds 256 nodes and no relationship; its end record says 257: a failed attempt (one allowed
+    # here), so PartitionFailedError, naming the partition and both counts
     def answer(query):
         data = (golden / f"partitioned-{query['partition']}-of-3.arrow").read_bytes()
         return ok(rewrite(data, end={"subgraph.nodes": "257"}) if query["partition"] == "1" else data)
