@@ -81,14 +81,35 @@ def test_a_partition_cut_mid_read_is_fetched_again(demo):
         proxy.close()
 
 
+class CommitOnceArmed:
+    """A :class:`Proxy` rule: once :meth:`arm` is called, the next request for ``partition`` commits (``touch``)
+    before it goes on; ``fetch`` is then the number of that request. With the commit tied to fetch 2, a CI run under
+    load once saw nothing raised: a busy 503 during read_traverse's schema reads adds a request to a partition, which
+    puts the commit among the schema reads, and those start over at the new state."""
+
+    def __init__(self, demo, partition):
+        self.demo, self.partition, self.armed, self.fetch = demo, partition, False, None
+
+    def arm(self):
+        self.armed = True
+
+    def __call__(self, partition, fetch):
+        if self.armed and partition == self.partition and self.fetch is None:
+            self.fetch = fetch
+            return lambda: touch(self.demo)
+        return None
+
+
 def test_a_commit_in_the_middle_is_detected(demo):
-    proxy = Proxy(demo, lambda partition, fetch: (lambda: touch(demo)) if (partition, fetch) == (2, 2) else None)
+    commit = CommitOnceArmed(demo, 2)
+    proxy = Proxy(demo, commit)
     try:
         nodes, relationships = read_traverse(proxy.url, **ROOT, partitions=3)
         state = nodes.dtypes  # noqa: F841 (meta is there without a read)
+        commit.arm()
         with pytest.raises(sx.StateChangedError) as failed:
             dask.compute(nodes, relationships, scheduler="threads")
-        assert failed.value.expected != failed.value.actual and failed.value.actual
+        assert commit.fetch and failed.value.expected != failed.value.actual and failed.value.actual
         # computed again (on_state_change="restart"), it reads the state the database is in now
         assert_equals_single_stream(nodes, relationships, sx.traverse(demo, **ROOT))
     finally:
