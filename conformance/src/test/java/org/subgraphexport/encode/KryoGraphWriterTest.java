@@ -20,11 +20,12 @@ import org.subgraphexport.wire.ValueSink.VectorKind;
 import org.subgraphexport.wire.Wire;
 
 /**
- * The Kryo writers' room checks: every {@link GraphWriter} call requires the room it writes, so the buffer's size
- * never shows in the bytes. Each script is written once into the writer's own buffer and once with the buffer cut,
- * before every call, to exactly what was written so far plus 0 to 32 bytes of slack (a buffer that a large value
- * grew to its exact size is in that state), so that for some slack a call's bytes end exactly at the buffer's end
- * (a small header's, a new type's relationship record's); both streams must be the same bytes.
+ * The byte writers' room checks (kryo, kryo-lzf, JSON, BSON): every {@link GraphWriter} call requires the room it
+ * writes, so the buffer's size never shows in the bytes. Each script is written once into the writer's own buffer and
+ * once with the buffer set, before every call, to exactly what was written so far plus 0 to 32 bytes of slack (JSON
+ * and BSON: 96; a buffer that a large value grew to its exact size is in that state), so that for some slack a
+ * call's bytes end exactly at the buffer's end (a small header's, a new type's relationship record's, the longest
+ * values'); both streams must be the same bytes.
  */
 class KryoGraphWriterTest {
     private interface Script {
