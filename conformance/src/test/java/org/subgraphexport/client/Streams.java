@@ -12,6 +12,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Random;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.subgraphexport.wire.Format;
 
@@ -87,6 +89,30 @@ public final class Streams {
             @Override
             public int read(byte[] b, int off, int len) throws IOException {
                 return super.read(b, off, Math.min(len, 1));
+            }
+        };
+    }
+
+    /**
+     * Reads of seeded random sizes, 1 to 257 bytes: tokens split between two reads, and after a short read the bytes
+     * of an earlier, longer one still in the reader's buffer beyond the new input.
+     */
+    public static InputStream ragged(byte[] bytes, long seed) {
+        Random sizes = new Random(seed);
+        return chunked(bytes, () -> 1 + sizes.nextInt(257));
+    }
+
+    /** Reads of the given sizes in turn (then the rest in one read): to put a buffer's edge at a chosen byte. */
+    public static InputStream chunks(byte[] bytes, int... sizes) {
+        int[] next = {0};
+        return chunked(bytes, () -> next[0] < sizes.length ? sizes[next[0]++] : Integer.MAX_VALUE);
+    }
+
+    private static InputStream chunked(byte[] bytes, IntSupplier size) {
+        return new FilterInputStream(new ByteArrayInputStream(bytes)) {
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                return super.read(b, off, Math.min(len, size.getAsInt()));
             }
         };
     }

@@ -40,9 +40,10 @@ final class JsonTokenParser extends TokenParser {
         if (t == Token.START_OBJECT) {
             return true;
         }
-        if (t == null || t == Token.END_ARRAY) {
-            return false;
+        if (t == Token.END_ARRAY) {
+            return false;  // the caller says the stream ends without its closing record
         }
+        // never null: inside the array JsonTokens returns a token or throws (EOFException if the input ends)
         throw corrupt("a record is an object, not " + t);
     }
 
@@ -54,8 +55,8 @@ final class JsonTokenParser extends TokenParser {
     @Override
     void expectEnd() throws IOException {
         Token t = tokens.nextToken();
-        if (t != Token.END_ARRAY) {
-            throw t == null ? truncated() : corrupt("records after the closing record");
+        if (t != Token.END_ARRAY) {  // never null, as in nextRecord
+            throw corrupt("records after the closing record");
         }
         if (tokens.nextToken() != null) {
             throw corrupt("content after the end of the array");

@@ -49,9 +49,14 @@ final class JsonTokens implements Tokens {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long ONES = 0x0101010101010101L;
     private static final long HIGHS = 0x8080808080808080L;
-    private static final int NAME_SLOTS = 512;
-    private static final int NAME_PROBES = 4;
-    private static final int MAX_CACHED_NAME = 64;
+    /** The cache of longer names: {@link #nameSlot} picks a name's first slot, {@link #name} probes from there. */
+    static final int NAME_SLOTS = 512;
+    static final int NAME_PROBES = 4;
+    /**
+     * Names whose closing quote is among this many bytes (so of up to 63 bytes) are cached: up to 16 bytes in {@link
+     * ShortStrings}, longer ones in the long-name slots above.
+     */
+    static final int MAX_CACHED_NAME = 64;
     /** Scratch arrays above this size are dropped after use rather than kept for the next string. */
     private static final int KEEP_SCRATCH = 1 << 16;
     /** The base64 padding character, required on read (as in Jackson's default variant, MIME without line feeds). */
@@ -149,35 +154,30 @@ final class JsonTokens implements Tokens {
 
     // ---- input ----------------------------------------------------------------------------------------------
 
-    /** Reads more input after {@code end} (compacting the buffer first if it is full); false at its end. */
+    /**
+     * Reads the next input into the buffer, which every caller has read to its end: a token that spans two reads is
+     * read byte by byte ({@link #next}, {@link #peek}), never held in the buffer. False at the end of the input.
+     */
     private boolean fill() throws IOException {
+        pos = end = 0;
         if (eof) {
             return false;
         }
-        if (end == BUFFER) {
-            if (pos == 0) {
-                throw new IllegalStateException("JSON buffer full");  // callers never hold more than a token
-            }
-            System.arraycopy(buf, pos, buf, 0, end - pos);
-            end -= pos;
-            pos = 0;
-        }
         int n;
         do {
-            n = in.read(buf, end, BUFFER - end);
+            n = in.read(buf, 0, BUFFER);
         } while (n == 0);
         if (n < 0) {
             eof = true;
             return false;
         }
-        end += n;
+        end = n;
         return true;
     }
 
     /** The next byte (0..255), consumed; EOFException at the end of the input. */
     private int next() throws IOException {
         if (pos == end) {
-            pos = end = 0;
             if (!fill()) {
                 throw new EOFException("JSON input ends inside a token");
             }
@@ -188,7 +188,6 @@ final class JsonTokens implements Tokens {
     /** The next byte (0..255) without consuming it, or -1 at the end of the input. */
     private int peek() throws IOException {
         if (pos == end) {
-            pos = end = 0;
             if (!fill()) {
                 return -1;
             }
@@ -214,7 +213,6 @@ final class JsonTokens implements Tokens {
                             + "tab, CR and LF are allowed");
                 }
             }
-            pos = end = 0;
             if (!fill()) {
                 return -1;
             }
@@ -538,11 +536,7 @@ final class JsonTokens implements Tokens {
         if (length <= ShortStrings.MAX_LENGTH) {
             return shortNames.get(b, start, length);
         }
-        long h = length;
-        for (int i = 0; i < length; i += 8) {
-            h = (h ^ ShortStrings.word(b, start + i, length - i)) * 0x9E3779B97F4A7C15L;
-        }
-        int first = (int) (h >>> (Long.SIZE - Integer.numberOfTrailingZeros(NAME_SLOTS)));
+        int first = nameSlot(b, start, length);
         int free = -1;
         for (int i = 0, s = first; i < NAME_PROBES; i++, s = (s + 1) & (NAME_SLOTS - 1)) {
             long[] k = nameWords[s];
@@ -564,6 +558,19 @@ final class JsonTokens implements Tokens {
         nameLengths[s] = length;
         names[s] = n;
         return n;
+    }
+
+    /**
+     * The first slot a name of more than 16 bytes ({@code b[start..start+length)}) probes; the names it meets there
+     * and in the next {@link #NAME_PROBES} - 1 slots are the ones it can match, and when none is free it replaces the
+     * first.
+     */
+    static int nameSlot(byte[] b, int start, int length) {
+        long h = length;
+        for (int i = 0; i < length; i += 8) {
+            h = (h ^ ShortStrings.word(b, start + i, length - i)) * 0x9E3779B97F4A7C15L;
+        }
+        return (int) (h >>> (Long.SIZE - Integer.numberOfTrailingZeros(NAME_SLOTS)));
     }
 
     private static boolean sameWords(long[] k, byte[] b, int start, int length) {
@@ -611,13 +618,13 @@ final class JsonTokens implements Tokens {
         byte[] b = buf;
         int start = pos;
         int stop = special(b, start, end);
-        if (stop >= 0 && b[stop] == '"') {
+        if (stop >= 0 && b[stop] == '"' && stop - start <= maxStringLength) {
             pos = stop + 1;
-            int length = stop - start;  // within the length limit: the buffer is shorter
+            int length = stop - start;
             return length <= ShortStrings.MAX_LENGTH ? shortValues.get(b, start, length)
                     : new String(b, start, length, StandardCharsets.ISO_8859_1);
         }
-        return readString(maxStringLength, false);  // escaped, non-ASCII, or not all in the buffer
+        return readString(maxStringLength, false);  // escaped, non-ASCII, too long, or not all in the buffer
     }
 
     /**
@@ -712,11 +719,8 @@ final class JsonTokens implements Tokens {
                 } else {
                     throw controlCharacter(c, false);
                 }
-            } else {
-                pos = end = 0;
-                if (!fill()) {
-                    throw new EOFException("JSON input ends inside a string");
-                }
+            } else if (!fill()) {
+                throw new EOFException("JSON input ends inside a string");
             }
         }
     }

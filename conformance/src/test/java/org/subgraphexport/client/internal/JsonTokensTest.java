@@ -175,7 +175,17 @@ class JsonTokensTest {
                 "1e", "1e+", "0x10", "NaN", "Infinity", "'a'", "\"a", "\"\\x\"", "\"\\u12G4\"", "\"\\U0041\"",
                 "\"a\tb\"", "\"\u0001\"", "1 2", "[1,]", "[,1]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "[1 2]",
                 "1" + "0".repeat(1000), "1." + "0".repeat(999), "1e" + "0".repeat(1000), "/* c */ 1", "# c\n1",
-                "[[[]]]", "{\"a\":[{\"b\":null}],\"c\":{}}", "\f1", "\u00a01"));
+                "[[[]]]", "{\"a\":[{\"b\":null}],\"c\":{}}", "\f1", "\u00a01",
+                // a literal's end: letters, digits, '_', '$' and non-ASCII continue it, the bytes around them do not
+                "truea", "truez", "trueA", "trueZ", "true0", "true9", "true_", "true$", "true\u0080", "true\u00ff",
+                "true`", "true{", "true@", "true[", "true/", "true:", "false-", "nullx",
+                // every edge of the hex digits in a \\u escape
+                "\"\\u0009\\u00af\\u00AF\\ufFfF\\u0a0A\"", "\"\\u00/0\"", "\"\\u00:0\"", "\"\\u00`0\"",
+                "\"\\u00g0\"", "\"\\u00@0\"", "\"\\u00G0\"",
+                // surrogate escapes (as names by the third template: they must pair there)
+                "\"\\ud800\\udc00\"", "\"\\udbff\\udfff\"", "\"\\ud7ff\\ue000\"", "\"\\udc00\\udc00\"",
+                "\"\\udfff\"", "\"\\ud800\"", "\"\\ud800x\"", "\"\\ud800\\u0041\"", "\"\\ud800\\ud800\"",
+                "\"\\udbff\\ue000\"", "\"\\ud800\\udbff\""));
         Random random = new Random(7);
         for (int i = 0; i < 3000; i++) {
             values.add(randomNumber(random));
@@ -220,7 +230,10 @@ class JsonTokensTest {
         }
         for (String name : List.of("a".repeat(50_000), "a".repeat(50_001), "é".repeat(25_000), "é".repeat(25_001),
                 "€".repeat(16_666), "€".repeat(16_667), "\\u0061".repeat(50_000), "\\u0061".repeat(50_001),
-                "\\u00e9".repeat(25_001), "😀".repeat(12_500), "😀".repeat(12_501), "x".repeat(63), "x".repeat(65))) {
+                "\\u00e9".repeat(25_001), "😀".repeat(12_500), "😀".repeat(12_501), "x".repeat(63), "x".repeat(65),
+                // the UTF-8 length's edges: U+0080 is 2 bytes, U+0800 3, U+10000 4
+                "\u0080".repeat(25_000), "\u0080".repeat(25_001), "\u07ff".repeat(25_001), "\u0800".repeat(16_666),
+                "\u0800".repeat(16_667), "\uffff".repeat(16_667), "𐀀".repeat(12_500), "𐀀".repeat(12_501))) {
             compare("name of " + name.length(), utf8(head + "{\"record\":\"node\",\"id\":\"n\",\"labels\":[],"
                     + "\"properties\":{\"" + name + "\":1}}" + end));
         }
@@ -419,6 +432,8 @@ class JsonTokensTest {
             assertEquals(null, expected.failure, what + " is valid: " + expected.message);
             assertSame(what + ", " + plan, expected, trace(new ByteArrayInputStream(bytes), false, plan));
             assertSame(what + ", " + plan + ", one byte per read", expected, trace(Streams.tiny(bytes), false, plan));
+            assertSame(what + ", " + plan + ", reads of random sizes", expected,
+                    trace(Streams.ragged(bytes, what.hashCode()), false, plan));
         }
     }
 
@@ -431,6 +446,8 @@ class JsonTokensTest {
         for (Plan plan : Plan.values()) {
             Trace expected = trace(new ByteArrayInputStream(bytes), true, plan);
             Trace actual = trace(new ByteArrayInputStream(bytes), false, plan);
+            assertEquals(actual, trace(Streams.ragged(bytes, what.hashCode()), false, plan),
+                    what + ", " + plan + ": the same tokens and failure in reads of random sizes");
             if (sameUpToJacksonsLookahead(expected, actual)) {
                 continue;
             }
