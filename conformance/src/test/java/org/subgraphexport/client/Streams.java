@@ -95,7 +95,8 @@ public final class Streams {
 
     /**
      * Reads of seeded random sizes, 1 to 257 bytes: tokens split between two reads, and after a short read the bytes
-     * of an earlier, longer one still in the reader's buffer beyond the new input.
+     * of an earlier, longer one still in the reader's buffer beyond the new input. Like {@link #chunks}, it says no
+     * byte is available, so a BufferedInputStream over it returns each read as it comes.
      */
     public static InputStream ragged(byte[] bytes, long seed) {
         Random sizes = new Random(seed);
@@ -113,6 +114,11 @@ public final class Streams {
             @Override
             public int read(byte[] b, int off, int len) throws IOException {
                 return super.read(b, off, Math.min(len, size.getAsInt()));
+            }
+
+            @Override
+            public int available() {
+                return 0;  // as a socket's stream may say: nothing can be read without blocking
             }
         };
     }

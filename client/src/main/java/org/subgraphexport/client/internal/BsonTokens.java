@@ -27,10 +27,11 @@ final class BsonTokens implements Tokens {
 
     private byte[] d;
     private int pos;
-    private int documentEnd;
     private boolean started;
-    /** Open documents and arrays: their ends (exclusive) and whether each is an array. */
-    private int[] ends = new int[16];
+    /**
+     * Open documents and arrays: whether each is an array. Where each ends needs no record: BsonDocuments checked
+     * that each one's terminating 0x00 is where its length says.
+     */
     private boolean[] arrays = new boolean[16];
     private int depth;
 
@@ -52,13 +53,12 @@ final class BsonTokens implements Tokens {
     private final String[] names = new String[NAME_SLOTS];
 
     /**
-     * Starts on the document {@code document[0..length)}, checked by {@link BsonDocuments} (which leaves
+     * Starts on the document at the start of {@code document}, checked by {@link BsonDocuments} (which leaves
      * {@link BsonDocuments#PADDING} readable bytes after it, as {@link ShortStrings} needs).
      */
-    void reset(byte[] document, int length) {
+    void reset(byte[] document) {
         d = document;
         pos = 0;
-        documentEnd = length;
         started = false;
         depth = 0;
         current = null;
@@ -74,7 +74,7 @@ final class BsonTokens implements Tokens {
                 return current = null;  // after the document's END_OBJECT
             }
             started = true;
-            push(documentEnd, false);
+            push(false);
             pos = 4;
             return current = Token.START_OBJECT;
         }
@@ -120,7 +120,7 @@ final class BsonTokens implements Tokens {
                 return Token.VALUE_STRING;
             }
             case 0x03, 0x04 -> {                                      // document, array
-                push(p + int32(b, p), type == 0x04);
+                push(type == 0x04);
                 pos = p + 4;
                 return type == 0x04 ? Token.START_ARRAY : Token.START_OBJECT;
             }
@@ -153,12 +153,10 @@ final class BsonTokens implements Tokens {
         }
     }
 
-    private void push(int end, boolean array) {
-        if (depth == ends.length) {
-            ends = Arrays.copyOf(ends, depth * 2);
+    private void push(boolean array) {
+        if (depth == arrays.length) {
             arrays = Arrays.copyOf(arrays, depth * 2);
         }
-        ends[depth] = end;
         arrays[depth++] = array;
     }
 

@@ -48,11 +48,6 @@ final class JsonTokenParser extends TokenParser {
     }
 
     @Override
-    void endRecord() {
-        // records are array elements: nothing ends with them
-    }
-
-    @Override
     void expectEnd() throws IOException {
         Token t = tokens.nextToken();
         if (t != Token.END_ARRAY) {  // never null, as in nextRecord

@@ -99,7 +99,6 @@ abstract class TokenParser extends AbstractParser {
         if (!supported(version)) {
             throw version == -1 ? corrupt("header without version") : unsupportedVersion(version);
         }
-        endRecord();
         if (version == 1) {
             return new ExportHeader((int) version, required(database, Json.DATABASE), required(root, Json.ROOT));
         }
@@ -203,7 +202,6 @@ abstract class TokenParser extends AbstractParser {
                 }
                 boolean t = required(truncated, Json.TRUNCATED);
                 String endState = version >= 2 ? required(state, Json.STATE) : "";
-                endRecord();
                 expectEnd();
                 end(nodes, relationships, t, Math.max(rows, 0), endState);
                 return Kind.END;
@@ -217,7 +215,6 @@ abstract class TokenParser extends AbstractParser {
                         default -> skipChildren();
                     }
                 }
-                endRecord();
                 expectEnd();
                 throw new ExportFailedException(required(code, Json.CODE), required(message, Json.MESSAGE));
             }
@@ -241,7 +238,6 @@ abstract class TokenParser extends AbstractParser {
             case Json.R_HEADER -> throw corrupt("a second header record");
             default -> throw corrupt("unknown record type '" + kind + "'");
         }
-        endRecord();
         return r;
     }
 
@@ -412,7 +408,7 @@ abstract class TokenParser extends AbstractParser {
         if (t == Token.END_OBJECT) {
             return false;
         }
-        throw t == null ? truncated() : corrupt("expected a field name, found " + t);
+        throw corrupt("expected a field name, found " + t);  // never null: an object ends with END_OBJECT first
     }
 
     private <T> T required(T value, String field) throws CorruptStreamException {
@@ -845,9 +841,6 @@ abstract class TokenParser extends AbstractParser {
 
     /** Positions the tokens on the START_OBJECT of the next record; false at the end of the records. */
     abstract boolean nextRecord() throws IOException;
-
-    /** After a record's END_OBJECT: a BSON document must be over; nothing for JSON. */
-    abstract void endRecord() throws IOException;
 
     /** After the closing record: the JSON array ends, then the input; BSON input ends. */
     abstract void expectEnd() throws IOException;

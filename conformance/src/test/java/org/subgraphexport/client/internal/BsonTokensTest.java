@@ -69,7 +69,7 @@ class BsonTokensTest {
                 return;
             }
             int length = documents.length();
-            ours.reset(doc, length);
+            ours.reset(doc);
             JsonParser parser = BSON.createParser(new ByteArrayInputStream(doc.clone(), 0, length));
             compare(of(parser), ours, random, HexFormat.of().formatHex(doc, 0, Math.min(length, 400)));
             parser.close();
@@ -133,7 +133,7 @@ class BsonTokensTest {
         for (byte[] doc : docs) {
             BsonDocuments documents = new BsonDocuments(new ByteArrayInputStream(doc));
             byte[] d = documents.next();
-            ours.reset(d, documents.length());
+            ours.reset(d);
             compare(of(BSON.createParser(doc)), ours, new Random(1), HexFormat.of().formatHex(doc));
         }
         assertEquals(Map.of("threw", 2), outcomes);

@@ -330,6 +330,23 @@ class KryoParserTest {
         assertTrue(e.getMessage().startsWith("stream truncated after 1 records"), e.getMessage());
     }
 
+    /** A declared length of at most Wire.MAX_LENGTH is taken (the stream then ends inside it); one more is refused. */
+    @Test
+    void lengthsUpToTheLimitAreTaken() {
+        byte[] atLimit = v1(o -> {
+            propertyTag(o, Wire.T_BYTES);
+            o.writeVarInt(Wire.MAX_LENGTH, true);
+            o.writeBytes(new byte[100]);
+        });
+        String message = corrupt(atLimit);
+        assertTrue(message.startsWith("stream truncated after 1 records"), message);
+        assertCorrupt("byte array length " + (Wire.MAX_LENGTH + 1) + " outside 0.." + Wire.MAX_LENGTH, v1(o -> {
+            propertyTag(o, Wire.T_BYTES);
+            o.writeVarInt(Wire.MAX_LENGTH + 1, true);
+            o.writeBytes(new byte[100]);
+        }));
+    }
+
     @Test
     void aVersion1HeaderHasNoState() throws IOException {
         Subgraph s = Streams.decode(Format.KRYO, v1(o -> {

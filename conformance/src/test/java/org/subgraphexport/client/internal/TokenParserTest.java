@@ -15,8 +15,12 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import java.util.List;
 import org.subgraphexport.client.CorruptStreamException;
 import org.subgraphexport.client.ExportEnd;
+import org.subgraphexport.client.ExportFailedException;
+import org.subgraphexport.client.ExportReader;
+import org.subgraphexport.client.ExportRecord;
 import org.subgraphexport.client.ExportHeader;
 import org.subgraphexport.client.Streams;
 import org.subgraphexport.client.Subgraph;
@@ -113,5 +117,146 @@ class TokenParserTest {
                 + ",{\"record\":\"end\",\"nodes\":0,\"relationships\":0,\"truncated\":false}]");
         assertCorrupt(format, "record without 'truncated'", head
                 + ",{\"record\":\"end\",\"nodes\":0,\"relationships\":0,\"state\":\"s1\"}]");
+    }
+
+    /** An unknown field, the same in every object: nested arrays and objects, a name the decoder knows inside. */
+    private static final String UNKNOWN = "\"zz\":{\"a\":[1,{\"record\":\"node\",\"b\":[2,\"x\"]}],\"id\":\"d\"}";
+
+    /**
+     * Graph, rows, delta and error streams with the fields a later writer might add: an unknown field, whatever it
+     * holds, is skipped whole in every object the decoder reads (records, tagged values, points, vectors, paths), and
+     * the records are those of the same stream without it.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"JSON", "BSON"})
+    void unknownFieldsAreSkippedWholeEverywhere(Format format) throws IOException {
+        String graph = header(",\"partition\":0,\"partitions\":1,U")
+                + ",{\"record\":\"node\",U,\"id\":\"n1\",\"labels\":[\"A\"],\"properties\":{"
+                + "\"p\":{\"point\":{U,\"srid\":7203,\"coordinates\":[1.0,2.0]}},"
+                + "\"v\":{\"vector\":{U,\"kind\":\"INT8\",\"values\":[1,-2]}},\"i\":{\"int\":5}}}"
+                + ",{\"record\":\"relationship\",U,\"id\":\"r1\",\"type\":\"T\",\"start\":\"n1\",\"end\":\"n1\","
+                + "\"properties\":{}}"
+                + ",{\"record\":\"end\",U,\"nodes\":1,\"relationships\":1,\"truncated\":false,\"state\":\"s1\"}]";
+        String rows = header(",\"partition\":0,\"partitions\":1")
+                + ",{\"record\":\"columns\",U,\"names\":[\"path\",\"point\",\"vector\",\"map\"]}"
+                + ",{\"record\":\"node\",\"id\":\"n1\",\"labels\":[],\"properties\":{}}"
+                + ",{\"record\":\"relationship\",\"id\":\"r1\",\"type\":\"T\",\"start\":\"n1\",\"end\":\"n1\","
+                + "\"properties\":{}}"
+                + ",{\"record\":\"row\",U,\"values\":[{\"path\":{U,\"nodes\":[\"n1\",\"n1\"],\"relationships\":[\"r1\"]}},"
+                + "{\"point\":{U,\"srid\":4326,\"coordinates\":[3.0,4.0,5.0]}},"
+                + "{\"vector\":{U,\"kind\":\"FLOAT64\",\"values\":[0.5]}},{\"map\":{\"k\":{\"node\":\"n1\"}}}]}"
+                + ",{\"record\":\"end\",U,\"nodes\":1,\"relationships\":1,\"truncated\":false,\"rows\":1,"
+                + "\"state\":\"s1\"}]";
+        for (String stream : List.of(graph, rows)) {
+            Subgraph plain = Streams.decode(format, encode(format, stream.replace(",U", "").replace("{U,", "{")));
+            Streams.assertSubgraph(plain, Streams.decode(format, encode(format, stream.replace("U", UNKNOWN))));
+        }
+        String delta = header(",\"partition\":0,\"partitions\":1,\"since\":\"s0\"")
+                + ",{\"record\":\"left\",U,\"node\":\"n9\"},{\"record\":\"left\",\"relationship\":\"r9\",U}" + END;
+        assertEquals(records(format, delta.replace(",U", "")), records(format, delta.replace("U", UNKNOWN)));
+        assertEquals(3, records(format, delta.replace("U", UNKNOWN)).size());
+        String error = header(",\"partition\":0,\"partitions\":1")
+                + ",{\"record\":\"error\",U,\"code\":\"Export.Failed\",\"message\":\"m\",U}]";
+        ExportFailedException failed = assertThrows(ExportFailedException.class,
+                () -> Streams.decode(format, encode(format, error.replace("U", UNKNOWN))));
+        assertEquals("Export.Failed", failed.code());
+        assertEquals("m", failed.getMessage());
+    }
+
+    /** A value of the wrong JSON kind where an array or object must be: named, with what was found. */
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"JSON", "BSON"})
+    void valuesOfTheWrongKindAreNamed(Format format) {
+        String head = header(",\"partition\":0,\"partitions\":1");
+        String node = ",{\"record\":\"node\",\"id\":\"n1\",\"labels\":%s,\"properties\":%s}" + END;
+        assertCorrupt(format, ": expected START_ARRAY, found VALUE_STRING", head + node.formatted("\"A\"", "{}"));
+        assertCorrupt(format, ": expected START_OBJECT, found START_ARRAY", head + node.formatted("[]", "[]"));
+        for (String[] c : new String[][] {{"{\"int[]\":5}", "expected START_ARRAY, found VALUE_NUMBER_INT"},
+                {"{\"point\":[1]}", "expected START_OBJECT, found START_ARRAY"},
+                {"{\"vector\":\"INT8\"}", "expected START_OBJECT, found VALUE_STRING"}}) {
+            assertCorrupt(format, ": " + c[1], head + node.formatted("[]", "{\"p\":" + c[0] + "}"));
+        }
+        String rowsHead = head + ",{\"record\":\"columns\",\"names\":[\"a\"]}";
+        assertCorrupt(format, ": expected START_ARRAY, found VALUE_STRING",
+                head + ",{\"record\":\"columns\",\"names\":\"a\"}" + END);
+        assertCorrupt(format, ": expected START_ARRAY, found START_OBJECT",
+                rowsHead + ",{\"record\":\"row\",\"values\":{}}" + END);
+        for (String[] c : new String[][] {{"{\"map\":[1]}", "expected START_OBJECT, found START_ARRAY"},
+                {"{\"path\":\"p\"}", "expected START_OBJECT, found VALUE_STRING"}}) {
+            assertCorrupt(format, ": " + c[1], rowsHead + ",{\"record\":\"row\",\"values\":[" + c[0] + "]}" + END);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"JSON", "BSON"})
+    void headerAndClosingErrors(Format format) {
+        String v1 = "[{\"record\":\"header\",\"database\":\"db\",\"root\":\"\"%s}";
+        String end1 = ",{\"record\":\"end\",\"nodes\":0,\"relationships\":0,\"truncated\":false}";
+        assertCorrupt(format, "): header without version", v1.formatted("") + end1 + "]");
+        CorruptStreamException e = assertThrows(CorruptStreamException.class,
+                () -> Streams.decode(format, encode(format, v1.formatted(",\"version\":99") + end1 + "]")));
+        assertEquals("unsupported " + format.pathSegment() + " stream version 99 (this decoder reads version "
+                + org.subgraphexport.wire.Wire.VERSION + ")", e.getMessage());
+        String head = header(",\"partition\":0,\"partitions\":1");
+        String error = ",{\"record\":\"error\",\"code\":\"C\",\"message\":\"m\"}";
+        assertCorrupt(format, format == Format.JSON ? "): records after the closing record"
+                : "): documents after the closing record", head + error + error + "]");
+        assertCorrupt(format, format == Format.JSON ? "): records after the closing record"
+                : "): documents after the closing record", head + END.replace("]", "") + error + "]");
+        // a rows stream of no columns still needs its end record's row count
+        assertCorrupt(format, "): end record of a rows stream without 'rows'", head
+                + ",{\"record\":\"columns\",\"names\":[]},{\"record\":\"end\",\"nodes\":0,\"relationships\":0,"
+                + "\"truncated\":false,\"state\":\"s1\"}]");
+        e = assertThrows(CorruptStreamException.class, () -> Streams.decode(format, encode(format, head + "]")));
+        assertTrue(e.getMessage().startsWith("stream truncated after 1 records ("), e.getMessage());
+    }
+
+    /**
+     * Property keys whose hash codes are all equal (every mix of "Aa" and "BB" has one hash code): more than the key
+     * table probes, so the record's keys move to a set; every key is still there once, a repeated one is refused, and
+     * the keys of the record before do not count.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"JSON", "BSON"})
+    void propertyKeysThatCollideAreCheckedLikeOthers(Format format) throws IOException {
+        List<String> keys = new java.util.ArrayList<>();
+        for (int bits = 0; bits < 64; bits++) {
+            StringBuilder k = new StringBuilder();
+            for (int i = 0; i < 6; i++) {
+                k.append((bits >> i & 1) == 0 ? "Aa" : "BB");
+            }
+            keys.add(k.toString());
+        }
+        assertEquals(1, keys.stream().map(String::hashCode).distinct().count());
+        StringBuilder properties = new StringBuilder();
+        for (int i = 0; i < keys.size(); i++) {
+            properties.append(i == 0 ? "" : ",").append('"').append(keys.get(i)).append("\":{\"int\":").append(i)
+                    .append('}');
+        }
+        String head = header(",\"partition\":0,\"partitions\":1");
+        String first = ",{\"record\":\"node\",\"id\":\"n0\",\"labels\":[],\"properties\":{\"x\":{\"int\":1},"
+                + "\"y\":{\"int\":2}}}";
+        String node = ",{\"record\":\"node\",\"id\":\"n1\",\"labels\":[],\"properties\":{" + properties + "%s}}";
+        String end = ",{\"record\":\"end\",\"nodes\":2,\"relationships\":0,\"truncated\":false,\"state\":\"s1\"}]";
+        Subgraph s = Streams.decode(format, encode(format, head + first + node.formatted(",\"x\":{\"int\":-1}") + end));
+        assertEquals(keys.size() + 1, s.nodes().get("n1").properties().size());
+        assertEquals(63, s.nodes().get("n1").properties().get(keys.get(63)));
+        assertEquals(-1, s.nodes().get("n1").properties().get("x"));
+        assertCorrupt(format, "): property '" + keys.get(40) + "' twice in one record",
+                head + first + node.formatted(",\"" + keys.get(40) + "\":{\"int\":0}") + end);
+        assertCorrupt(format, "): property '" + keys.get(0) + "' twice in one record",
+                head + first + node.formatted(",\"" + keys.get(0) + "\":{\"int\":0}") + end);
+    }
+
+    /** The header and every record after it, up to the end record or the failure. */
+    private static List<Object> records(Format format, String json) throws IOException {
+        List<Object> out = new java.util.ArrayList<>();
+        try (ExportReader r = ExportReader.open(format, new java.io.ByteArrayInputStream(encode(format, json)))) {
+            out.add(r.header());
+            for (ExportRecord rec; (rec = r.next()) != null && !(rec instanceof ExportEnd); ) {
+                out.add(rec);
+            }
+        }
+        return out;
     }
 }
