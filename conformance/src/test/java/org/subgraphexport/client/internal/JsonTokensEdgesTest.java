@@ -81,6 +81,9 @@ class JsonTokensEdgesTest {
             assertCorrupt("[true" + follower + "]", "unrecognized token starting with 'true'");
             assertCorrupt("[false" + follower + "]", "unrecognized token starting with 'false'");
         }
+        // a raw 0x80 (never the first byte of a UTF-8 char) continues a literal as any byte from 0x80 up
+        assertFailure(failure(concat(utf8("[true"), new byte[] {(byte) 0x80}, utf8("]"))), DecodeException.class,
+                "unrecognized token starting with 'true'");
         for (String follower : List.of("`", "{", "@", "[", "/", ":", "-", "\"")) {
             assertCorrupt("[null" + follower + "]", "expected ',' or ']' in a JSON array, found '" + follower + "'");
         }
@@ -112,6 +115,8 @@ class JsonTokensEdgesTest {
                     "expected a hex digit in a JSON \\u escape, found byte 31");
             assertFailure(read, "[\"\\u12~4\"]", DecodeException.class,
                     "expected a hex digit in a JSON \\u escape, found '~'");
+            assertFailure(read, "[\"\\u12\u00004\"]", DecodeException.class,
+                    "expected a hex digit in a JSON \\u escape, found byte 0");
             assertFailure(read, "[\"ab", EOFException.class, "JSON input ends inside a token",
                     "JSON input ends inside a string");
         }
@@ -378,6 +383,19 @@ class JsonTokensEdgesTest {
         assertEquals(List.of("START_ARRAY", "START_OBJECT", "FIELD_NAME ab", "VALUE_NUMBER_INT 1", "FIELD_NAME cd",
                 "VALUE_NUMBER_INT 2", "END_OBJECT", "END_ARRAY"),
                 tokens(new JsonTokens(Streams.chunks(json, 7, 6), DEPTH, STRING)));
+    }
+
+    /**
+     * A string value cut by the end of a read, where the byte after the read's last one in the buffer is a quote left
+     * by an earlier, longer read: the string goes on in the next read.
+     */
+    @Test
+    void aStringCutByTheEndOfAReadGoesOnInTheNext() throws IOException {
+        byte[] json = utf8("[\"abcdefgh\",\"ijklmnopqrs\",{\"abcdefgh\":1,\"ijklmnopqrs\":2}]");
+        // reads "[\"abcdefgh\"," (12 bytes: a quote at 10), then "\"ijklmnopq" (10 bytes), then the rest
+        assertEquals(List.of("START_ARRAY", "VALUE_STRING abcdefgh", "VALUE_STRING ijklmnopqrs", "START_OBJECT",
+                "FIELD_NAME abcdefgh", "VALUE_NUMBER_INT 1", "FIELD_NAME ijklmnopqrs", "VALUE_NUMBER_INT 2",
+                "END_OBJECT", "END_ARRAY"), tokens(new JsonTokens(Streams.chunks(json, 12, 10, 13, 10), DEPTH, STRING)));
     }
 
     /** Base64 split between reads, with base64 characters of an earlier read beyond the new input. */
