@@ -143,6 +143,7 @@ class BsonDocumentsTest {
                 element(0x12, "l", new byte[8]), element(0x05, "b", concat(le32(0), bytes(0))));
         BsonTokens t = new BsonTokens();
         t.reset(read(d));
+        assertNull(t.getText(), "before the first token");
         int n = 0;
         for (Token k; (k = t.nextToken()) != null; n++) {
             assertSame(t.currentToken(), k);
@@ -217,10 +218,13 @@ class BsonDocumentsTest {
 
     // ---- helpers ----------------------------------------------------------------------------------------------
 
-    /** Read whole, one byte per read, and in reads of random sizes (each saying no byte is available). */
+    /**
+     * Read whole, one byte per read, in reads of chosen sizes (one byte, then more than the rest of a length: nothing
+     * of the next document may be taken with it) and of random sizes, each saying no byte is available.
+     */
     private static List<InputStream> reads(byte[] bytes) {
         return List.of(new ByteArrayInputStream(bytes), Streams.tiny(bytes), Streams.chunks(bytes, 1, 2, 1, 3),
-                Streams.ragged(bytes, 5));
+                Streams.chunks(bytes, 1, 100), Streams.ragged(bytes, 5));
     }
 
     private static byte[] read(byte[] document) throws IOException {

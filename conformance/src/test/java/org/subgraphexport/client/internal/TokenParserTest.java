@@ -259,4 +259,52 @@ class TokenParserTest {
         }
         return out;
     }
+
+    /**
+     * A node's and a relationship's fields in every order (docs/wire-format.md section 4 allows any): the same records,
+     * handed on as soon as everything before the properties has arrived, held until the record ends otherwise.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"JSON", "BSON"})
+    void fieldsInAnyOrderGiveTheSameRecords(Format format) throws IOException {
+        List<String> nodeFields = List.of("\"id\":\"n1\"", "\"labels\":[\"A\",\"B\"]",
+                "\"properties\":{\"p\":{\"int\":1},\"q\":\"x\"}");
+        List<String> relationshipFields = List.of("\"id\":\"r1\"", "\"type\":\"T\"", "\"start\":\"n1\"",
+                "\"end\":\"n2\"", "\"properties\":{\"w\":{\"double\":0.5}}");
+        String head = header(",\"partition\":0,\"partitions\":1");
+        String n2 = ",{\"record\":\"node\",\"id\":\"n2\",\"labels\":[],\"properties\":{}}";
+        String end = ",{\"record\":\"end\",\"nodes\":2,\"relationships\":1,\"truncated\":false,\"state\":\"s1\"}]";
+        Subgraph expected = Streams.decode(format, encode(format, head
+                + ",{\"record\":\"node\"," + String.join(",", nodeFields) + "}" + n2
+                + ",{\"record\":\"relationship\"," + String.join(",", relationshipFields) + "}" + end));
+        assertEquals(List.of("A", "B"), expected.nodes().get("n1").labels());
+        assertEquals("n2", expected.relationships().get("r1").end());
+        int streams = 0;
+        for (List<String> node : permutations(nodeFields)) {
+            for (List<String> relationship : permutations(relationshipFields)) {
+                Streams.assertSubgraph(expected, Streams.decode(format, encode(format, head
+                        + ",{\"record\":\"node\"," + String.join(",", node) + "}" + n2
+                        + ",{\"record\":\"relationship\"," + String.join(",", relationship) + "}" + end)));
+                streams++;
+            }
+        }
+        assertEquals(6 * 120, streams);
+    }
+
+    private static List<List<String>> permutations(List<String> items) {
+        if (items.isEmpty()) {
+            return List.of(List.of());
+        }
+        List<List<String>> out = new java.util.ArrayList<>();
+        for (String first : items) {
+            List<String> rest = new java.util.ArrayList<>(items);
+            rest.remove(first);
+            for (List<String> p : permutations(rest)) {
+                List<String> all = new java.util.ArrayList<>(List.of(first));
+                all.addAll(p);
+                out.add(all);
+            }
+        }
+        return out;
+    }
 }
