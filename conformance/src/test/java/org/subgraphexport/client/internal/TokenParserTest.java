@@ -268,7 +268,9 @@ class TokenParserTest {
     @EnumSource(value = Format.class, names = {"JSON", "BSON"})
     void fieldsInAnyOrderGiveTheSameRecords(Format format) throws IOException {
         List<String> nodeFields = List.of("\"id\":\"n1\"", "\"labels\":[\"A\",\"B\"]",
-                "\"properties\":{\"p\":{\"int\":1},\"q\":\"x\"}");
+                "\"properties\":{\"p\":{\"int\":1},\"q\":\"x\",\"f\":{\"float\":1.5},\"s\":{\"short\":-3},"
+                        + "\"b\":{\"byte\":7},\"c\":{\"char\":\"y\"},\"d\":{\"date\":\"2020-01-31\"},"
+                        + "\"l\":{\"long[]\":[1,2]},\"t\":true,\"g\":-0.25,\"n\":9007199254740993}");
         List<String> relationshipFields = List.of("\"id\":\"r1\"", "\"type\":\"T\"", "\"start\":\"n1\"",
                 "\"end\":\"n2\"", "\"properties\":{\"w\":{\"double\":0.5}}");
         String head = header(",\"partition\":0,\"partitions\":1");
@@ -278,6 +280,9 @@ class TokenParserTest {
                 + ",{\"record\":\"node\"," + String.join(",", nodeFields) + "}" + n2
                 + ",{\"record\":\"relationship\"," + String.join(",", relationshipFields) + "}" + end));
         assertEquals(List.of("A", "B"), expected.nodes().get("n1").labels());
+        assertEquals(java.util.Map.of("p", 1, "q", "x", "f", 1.5f, "s", (short) -3, "b", (byte) 7, "c", 'y', "d",
+                java.time.LocalDate.of(2020, 1, 31), "t", true, "g", -0.25, "n", 9007199254740993L),
+                without(expected.nodes().get("n1").properties(), "l"));
         assertEquals("n2", expected.relationships().get("r1").end());
         int streams = 0;
         for (List<String> node : permutations(nodeFields)) {
@@ -289,6 +294,12 @@ class TokenParserTest {
             }
         }
         assertEquals(6 * 120, streams);
+    }
+
+    private static java.util.Map<String, Object> without(java.util.Map<String, Object> map, String key) {
+        java.util.Map<String, Object> copy = new java.util.HashMap<>(map);
+        assertTrue(copy.remove(key) != null, key);
+        return copy;
     }
 
     private static List<List<String>> permutations(List<String> items) {
