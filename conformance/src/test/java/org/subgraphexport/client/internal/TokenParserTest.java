@@ -1,6 +1,7 @@
 package org.subgraphexport.client.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -317,5 +318,42 @@ class TokenParserTest {
             }
         }
         return out;
+    }
+
+    /**
+     * A labels list that recurs is one List for all its records (RecordParts' cache), up to 256 labels; lists and key
+     * sequences whose hashes are equal ("Aa" and "BB" have one hash code) stay apart.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Format.class, names = {"JSON", "BSON"})
+    void recurringLabelsAreOneListAndCollidingOnesStayApart(Format format) throws IOException {
+        List<String> many = new java.util.ArrayList<>();
+        for (int i = 0; i < 256; i++) {
+            many.add("L" + i);
+        }
+        List<List<String>> labels = List.of(List.of("A", "B"), List.of("A", "B"), List.of("Aa"), List.of("BB"),
+                List.of("Aa", "BB"), List.of("BB", "Aa"), List.of("BB", "Aa"), List.of(), many, many, List.of("A"),
+                List.of("A"));
+        List<String> properties = List.of("{\"Aa\":1}", "{\"BB\":2}", "{\"Aa\":3,\"BB\":4}", "{\"BB\":5,\"Aa\":6}");
+        StringBuilder json = new StringBuilder(header(",\"partition\":0,\"partitions\":1"));
+        for (int i = 0; i < labels.size(); i++) {
+            json.append(",{\"record\":\"node\",\"id\":\"n").append(i).append("\",\"labels\":[");
+            json.append(String.join(",", labels.get(i).stream().map(l -> "\"" + l + "\"").toList()));
+            json.append("],\"properties\":").append(properties.get(i % properties.size())).append('}');
+        }
+        json.append(",{\"record\":\"end\",\"nodes\":").append(labels.size())
+                .append(",\"relationships\":0,\"truncated\":false,\"state\":\"s1\"}]");
+        Subgraph s = Streams.decode(format, encode(format, json.toString()));
+        for (int i = 0; i < labels.size(); i++) {
+            assertEquals(labels.get(i), s.nodes().get("n" + i).labels(), "n" + i);
+        }
+        for (int[] same : new int[][] {{0, 1}, {5, 6}, {8, 9}, {10, 11}}) {
+            assertSame(s.nodes().get("n" + same[0]).labels(), s.nodes().get("n" + same[1]).labels());
+        }
+        assertEquals(java.util.Map.of("Aa", 1L), s.nodes().get("n0").properties());
+        assertEquals(java.util.Map.of("BB", 2L), s.nodes().get("n1").properties());
+        assertEquals(List.of("Aa", "BB"), List.copyOf(s.nodes().get("n2").properties().keySet()));
+        assertEquals(List.of("BB", "Aa"), List.copyOf(s.nodes().get("n3").properties().keySet()));
+        assertEquals(6L, s.nodes().get("n7").properties().get("Aa"));
     }
 }
