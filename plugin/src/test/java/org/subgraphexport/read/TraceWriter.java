@@ -120,7 +120,13 @@ final class TraceWriter implements GraphWriter {
     @Override public void writeLocalDateTime(LocalDateTime value) { add("localDateTime " + value); }
     @Override public void writeDateTime(ZonedDateTime value) { add("dateTime " + value); }
     @Override public void writeUuid(long msb, long lsb) { add("uuid " + msb + " " + lsb); }
-    @Override public void writeVector(VectorKind kind, Object values) { add("vector " + kind); }
+    @Override public void writeVector(VectorKind kind, Object values) {
+        StringBuilder text = new StringBuilder("vector " + kind + " [");
+        for (int i = 0; i < java.lang.reflect.Array.getLength(values); i++) {
+            text.append(i == 0 ? "" : ", ").append(java.lang.reflect.Array.get(values, i));
+        }
+        add(text.append(']').toString());
+    }
     @Override public void beginArray(int size, ArrayKind kind) { add("array " + size + " " + kind); }
     @Override public void endArray() { add("endArray"); }
     @Override public void writeNull() { add("null"); }

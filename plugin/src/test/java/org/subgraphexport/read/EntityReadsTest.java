@@ -1,0 +1,357 @@
+package org.subgraphexport.read;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.Label;
+import org.neo4j.graphdb.Node;
+import org.neo4j.graphdb.Relationship;
+import org.neo4j.graphdb.RelationshipType;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.graphdb.TransactionTerminatedException;
+import org.neo4j.internal.kernel.api.RelationshipScanCursor;
+import org.neo4j.internal.kernel.api.RelationshipTraversalCursor;
+import org.neo4j.internal.kernel.api.TokenRead;
+import org.neo4j.kernel.api.KernelTransaction;
+import org.neo4j.kernel.api.exceptions.Status;
+import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.neo4j.values.ElementIdMapper;
+import org.neo4j.values.storable.Value;
+import org.neo4j.values.storable.Values;
+import org.subgraphexport.wire.TokenNames;
+
+/**
+ * The two ways a record is read from the store, on a few nodes and relationships with exact contents: {@link EntityWriter}
+ * (one record at a time, straight to the writer: the single-threaded walk and the Cypher endpoint) and
+ * {@link BatchReader} (a batch of the parallel walk: labels and values into a {@link RecordBatch}). Also the token
+ * names and element ids the header is made of.
+ *
+ * <pre>
+ *   plain (no labels, no properties) -T {w: 2.5}-> many (20 labels, n: 1, s: "x")
+ *   many -U-> nine (9 labels, one property)
+ *   a node and a relationship created and deleted
+ * </pre>
+ */
+class EntityReadsTest {
+    private static GraphDatabaseService db;
+    private static final Map<String, Long> IDS = new HashMap<>();
+
+    @BeforeAll
+    static void start() {
+        db = SharedDatabases.get("entity-reads", EntityReadsTest::fill).database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+    }
+
+    private static void fill(DatabaseManagementService dbms) {
+        GraphDatabaseService db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+        try (Transaction tx = db.beginTx()) {
+            Node plain = tx.createNode();
+            Node many = tx.createNode(labels(20));
+            many.setProperty("n", 1);
+            many.setProperty("s", "x");
+            Node nine = tx.createNode(labels(9));
+            nine.setProperty("n", 9L);
+            Relationship t = plain.createRelationshipTo(many, RelationshipType.withName("T"));
+            t.setProperty("w", 2.5);
+            Relationship u = many.createRelationshipTo(nine, RelationshipType.withName("U"));
+            Node gone = tx.createNode(Label.label("L0"));
+            Relationship goneRel = plain.createRelationshipTo(nine, RelationshipType.withName("T"));
+            IDS.put("plain", plain.getId());
+            IDS.put("many", many.getId());
+            IDS.put("nine", nine.getId());
+            IDS.put("t", t.getId());
+            IDS.put("u", u.getId());
+            IDS.put("gone", gone.getId());
+            IDS.put("goneRel", goneRel.getId());
+            tx.commit();
+        }
+        try (Transaction tx = db.beginTx()) {
+            tx.getRelationshipById(IDS.get("goneRel")).delete();
+            tx.getNodeById(IDS.get("gone")).delete();
+            tx.commit();
+        }
+    }
+
+    private static Label[] labels(int count) {
+        Label[] labels = new Label[count];
+        for (int i = 0; i < count; i++) labels[i] = Label.label("L" + i);
+        return labels;
+    }
+
+    private static long id(String name) {
+        return IDS.get(name);
+    }
+
+    /** Token ids of the labels L0 .. L(count-1), in the order a node cursor gives them (ascending ids). */
+    private static String labelIds(KernelTransaction ktx, int count) {
+        TokenRead tokens = ktx.tokenRead();
+        int[] ids = new int[count];
+        for (int i = 0; i < count; i++) ids[i] = tokens.nodeLabel("L" + i);
+        Arrays.sort(ids);
+        return Arrays.toString(ids);
+    }
+
+    private static int key(KernelTransaction ktx, String name) {
+        return ktx.tokenRead().propertyKey(name);
+    }
+
+    private static int type(KernelTransaction ktx, String name) {
+        return ktx.tokenRead().relationshipType(name);
+    }
+
+    /** The calls of one record with its properties in key order (the store's order is its own). */
+    private static List<String> sortedProperties(List<String> calls) {
+        List<String> out = new ArrayList<>();
+        List<List<String>> properties = new ArrayList<>();
+        for (String call : calls) {
+            if (call.startsWith("key ")) {
+                properties.add(new ArrayList<>(List.of(call)));
+            } else if (call.startsWith("end")) {
+                properties.sort((a, b) -> a.get(0).compareTo(b.get(0)));
+                properties.forEach(out::addAll);
+                properties.clear();
+                out.add(call);
+            } else if (!properties.isEmpty()) {
+                properties.get(properties.size() - 1).add(call);
+            } else {
+                out.add(call);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void theEntityWriterWritesEachNodeWithAllItsLabelsAndValues() throws IOException {
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            TraceWriter out = new TraceWriter();
+            try (EntityWriter writer = new EntityWriter(ktx, out, Long.MAX_VALUE)) {
+                assertTrue(writer.writeNode(id("plain")));
+                assertTrue(writer.writeNode(id("many")));
+                assertTrue(writer.writeNode(id("nine")));
+                assertTrue(writer.writeNode(id("many")), "the label buffer, grown once, serves again");
+                assertEquals(4, writer.nodes());
+                assertEquals(0, writer.relationships());
+                assertFalse(writer.truncated());
+            }
+            String many = "node " + id("many") + " " + labelIds(ktx, 20);
+            List<String> manyRecord = List.of(many, "key " + key(ktx, "n"), "int 1", "key " + key(ktx, "s"), "string x", "endNode");
+            List<String> expected = new ArrayList<>(List.of("node " + id("plain") + " []", "endNode"));
+            expected.addAll(manyRecord);
+            expected.addAll(List.of("node " + id("nine") + " " + labelIds(ktx, 9), "key " + key(ktx, "n"), "long 9", "endNode"));
+            expected.addAll(manyRecord);
+            assertEquals(sortedProperties(expected), sortedProperties(out.calls));
+        }
+    }
+
+    @Test
+    void aNodeGoneOrPastTheLimitIsNotWritten() throws IOException {
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            TraceWriter out = new TraceWriter();
+            try (EntityWriter writer = new EntityWriter(ktx, out, 2)) {
+                assertFalse(writer.writeNode(id("gone")));
+                assertFalse(writer.truncated(), "a deleted node is not a cut");
+                assertEquals(0, writer.nodes());
+                assertTrue(writer.writeNode(id("plain")));
+                assertTrue(writer.writeNode(id("plain")));
+                assertFalse(writer.truncated());
+                assertFalse(writer.writeNode(id("nine")));
+                assertTrue(writer.truncated());
+                assertEquals(2, writer.nodes());
+            }
+            assertEquals(List.of("node " + id("plain") + " []", "endNode", "node " + id("plain") + " []", "endNode"), out.calls);
+
+            TraceWriter none = new TraceWriter();
+            try (EntityWriter writer = new EntityWriter(ktx, none, 0)) {
+                assertFalse(writer.writeNode(id("plain")));
+                assertTrue(writer.truncated());
+                assertEquals(0, writer.nodes());
+            }
+            assertEquals(List.of(), none.calls);
+        }
+    }
+
+    @Test
+    void theEntityWriterWritesRelationshipsFromEitherCursor() throws IOException {
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            TraceWriter out = new TraceWriter();
+            try (EntityWriter writer = new EntityWriter(ktx, out, Long.MAX_VALUE);
+                    RelationshipScanCursor scan = ktx.cursors().allocateRelationshipScanCursor(ktx.cursorContext(), ktx.memoryTracker());
+                    RelationshipTraversalCursor traversal = ktx.cursors().allocateRelationshipTraversalCursor(ktx.cursorContext(), ktx.memoryTracker());
+                    var node = ktx.cursors().allocateNodeCursor(ktx.cursorContext(), ktx.memoryTracker())) {
+                ktx.dataRead().singleRelationship(id("t"), scan);
+                assertTrue(scan.next());
+                writer.writeRelationship(scan);
+                ktx.dataRead().singleNode(id("nine"), node);
+                assertTrue(node.next());
+                node.relationships(traversal, org.neo4j.storageengine.api.RelationshipSelection.ALL_RELATIONSHIPS);
+                assertTrue(traversal.next());
+                writer.writeRelationship(traversal);
+                assertFalse(traversal.next());
+                assertEquals(2, writer.relationships());
+                assertEquals(0, writer.nodes());
+            }
+            assertEquals(List.of(
+                    "rel " + id("t") + " type " + type(ktx, "T") + " " + id("plain") + "->" + id("many"),
+                    "key " + key(ktx, "w"), "double 2.5", "endRel",
+                    "rel " + id("u") + " type " + type(ktx, "U") + " " + id("many") + "->" + id("nine"), "endRel"),
+                    out.calls);
+        }
+    }
+
+    /**
+     * The writer looks at its transaction before its first node and then every 1,024 nodes ({@link Budget}), not in
+     * between: a transaction terminated after the first node is seen at the 1,025th.
+     */
+    @Test
+    void theEntityWriterChecksItsTransactionEvery1024Nodes() throws IOException {
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            TraceWriter out = new TraceWriter();
+            try (EntityWriter writer = new EntityWriter(ktx, out, Long.MAX_VALUE)) {
+                assertTrue(writer.writeNode(id("plain")));
+                ktx.markForTermination(Status.Transaction.Terminated);
+                for (int i = 1; i < Budget.CHECK_MASK + 1; i++) assertTrue(writer.writeNode(id("plain")));
+                TransactionTerminatedException stopped =
+                        assertThrows(TransactionTerminatedException.class, () -> writer.writeNode(id("plain")));
+                assertEquals(Status.Transaction.Terminated, stopped.status());
+                assertEquals(Budget.CHECK_MASK + 1, writer.nodes());
+            }
+        } catch (TransactionTerminatedException closing) {
+            // closing a terminated transaction may say so again
+        }
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            ktx.markForTermination(Status.Transaction.Terminated);
+            try (EntityWriter writer = new EntityWriter(ktx, new TraceWriter(), Long.MAX_VALUE)) {
+                assertThrows(TransactionTerminatedException.class, () -> writer.writeNode(id("plain")));
+                assertEquals(0, writer.nodes());
+            }
+        } catch (TransactionTerminatedException closing) {
+            // as above
+        }
+    }
+
+    /**
+     * A reader fills a batch: each record's labels and values, flat, and absent for a node gone and for a
+     * relationship that is gone or no longer the one the walker saw (another type, start or end under its id).
+     */
+    @Test
+    void aBatchReaderFillsEachRecordAndMarksTheOnesGone() {
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            int t = type(ktx, "T");
+            RecordBatch batch = new RecordBatch(8);
+            batch.addNode(id("many"));
+            batch.addNode(id("plain"));
+            batch.addNode(id("gone"));
+            batch.addRelationship(id("t"), t, id("plain"), id("many"));
+            batch.addRelationship(id("t"), type(ktx, "U"), id("plain"), id("many"));
+            batch.addRelationship(id("t"), t, id("nine"), id("many"));
+            batch.addRelationship(id("t"), t, id("plain"), id("nine"));
+            batch.addRelationship(id("goneRel"), t, id("plain"), id("nine"));
+            try (BatchReader reader = new BatchReader(ktx.dataRead(), ktx.cursors(), ktx.cursorContext(), ktx.memoryTracker())) {
+                reader.read(batch, () -> false);
+            }
+            assertArrayEquals(new boolean[] {true, true, false, true, false, false, false, false}, batch.present);
+            assertArrayEquals(new int[] {20, 20, 20, 20, 20, 20, 20, 20}, batch.labelEnd);
+            assertArrayEquals(new int[] {2, 2, 2, 3, 3, 3, 3, 3}, batch.propertyEnd);
+            assertEquals(labelIds(ktx, 20), Arrays.toString(Arrays.copyOf(batch.labels, batch.labelCount)));
+            Map<Integer, Value> nodeValues = Map.of(batch.keys[0], batch.values[0], batch.keys[1], batch.values[1]);
+            assertEquals(Map.of(key(ktx, "n"), Values.intValue(1), key(ktx, "s"), Values.stringValue("x")), nodeValues);
+            assertEquals(key(ktx, "w"), batch.keys[2]);
+            assertEquals(Values.doubleValue(2.5), batch.values[2]);
+        }
+    }
+
+    /** The reader looks at the stop flag before its first record and every 64 records, and stops where it is told. */
+    @Test
+    void aBatchReaderStopsAtTheCheckItIsToldTo() {
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            RecordBatch batch = new RecordBatch(200);
+            for (int i = 0; i < 200; i++) batch.addNode(id("nine"));
+            AtomicInteger looks = new AtomicInteger();
+            try (BatchReader reader = new BatchReader(ktx.dataRead(), ktx.cursors(), ktx.cursorContext(), ktx.memoryTracker())) {
+                IllegalStateException stopped = assertThrows(IllegalStateException.class,
+                        () -> reader.read(batch, () -> looks.incrementAndGet() == 3));
+                assertEquals("parallel read stopped", stopped.getMessage());
+            }
+            assertEquals(3, looks.get());
+            assertTrue(batch.present[127]);
+            assertEquals(128 * 9, batch.labelEnd[127]);
+            assertFalse(batch.present[128], "the record at the third look is not read");
+            assertEquals(128, batch.propertyCount);
+
+            RecordBatch all = new RecordBatch(200);
+            for (int i = 0; i < 200; i++) all.addNode(id("nine"));
+            looks.set(0);
+            try (BatchReader reader = new BatchReader(ktx.dataRead(), ktx.cursors(), ktx.cursorContext(), ktx.memoryTracker())) {
+                reader.read(all, () -> looks.incrementAndGet() > 4);
+            }
+            assertEquals(4, looks.get(), "looks at records 0, 64, 128 and 192");
+            assertTrue(all.present[199]);
+            assertEquals(200, all.propertyCount);
+        }
+    }
+
+    @Test
+    void tokenNamesComeFromTheTransactionAndAnUnknownIdIsNamed() {
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            TokenNames names = new KernelTokenNames(ktx.tokenRead());
+            assertEquals("L7", names.label(ktx.tokenRead().nodeLabel("L7")));
+            assertEquals("U", names.relationshipType(type(ktx, "U")));
+            assertEquals("w", names.propertyKey(key(ktx, "w")));
+            assertEquals("unknown label id 99999",
+                    assertThrows(IllegalStateException.class, () -> names.label(99_999)).getMessage());
+            assertEquals("unknown relationship type id 99999",
+                    assertThrows(IllegalStateException.class, () -> names.relationshipType(99_999)).getMessage());
+            assertEquals("unknown property key id 99999",
+                    assertThrows(IllegalStateException.class, () -> names.propertyKey(99_999)).getMessage());
+        }
+    }
+
+    @Test
+    void elementIdsArePrefixAndDecimalIdAndAnotherSchemeIsRefused() {
+        try (Transaction tx = db.beginTx()) {
+            ElementIds ids = ElementIds.of(((InternalTransaction) tx).elementIdMapper());
+            Node many = tx.getNodeById(id("many"));
+            assertEquals(many.getElementId(), ids.nodeElementId(id("many")));
+            assertEquals(ids.nodePrefix() + id("many"), many.getElementId());
+            Relationship t = tx.getRelationshipById(id("t"));
+            assertEquals(ids.relationshipPrefix() + id("t"), t.getElementId());
+            assertTrue(ids.nodePrefix().startsWith("4:") && ids.nodePrefix().endsWith(":"), ids.nodePrefix());
+        }
+        assertEquals("unsupported node element id scheme: n-1234567-x",
+                assertThrows(IllegalStateException.class, () -> ElementIds.of(mapper("n-1234567-x", "r1234567"))).getMessage());
+        assertEquals("unsupported relationship element id scheme: 1234567",
+                assertThrows(IllegalStateException.class, () -> ElementIds.of(mapper("n1234567", "1234567"))).getMessage());
+        assertEquals(new ElementIds("n", "r:"), ElementIds.of(mapper("n1234567", "r:1234567")));
+    }
+
+    private static ElementIdMapper mapper(String node, String relationship) {
+        return new ElementIdMapper() {
+            @Override public long nodeId(String elementId) { throw new UnsupportedOperationException(); }
+            @Override public long relationshipId(String elementId) { throw new UnsupportedOperationException(); }
+            @Override public String nodeElementId(long id) { return node; }
+            @Override public String relationshipElementId(long id) { return relationship; }
+        };
+    }
+}
