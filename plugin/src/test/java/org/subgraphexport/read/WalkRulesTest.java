@@ -160,6 +160,38 @@ class WalkRulesTest {
         Topology topology = topology(root, spec, null, null);
         assertEquals(expected, topology.records(), spec + ": the topology walk's records");
         assertEquals(truncated, topology.truncated() || topology.depthCut(), spec + ": the topology walk's cut");
+        if (ChangedMembers.applies(spec)) assertBackwardSearch(root, spec, expected);
+    }
+
+    /**
+     * The delta's backward search ({@link ChangedMembers}) says of every node and relationship of the graph (the star
+     * aside) what the walk decided, asked in name order and in reverse (its memos fill differently).
+     */
+    private static void assertBackwardSearch(String root, WalkSpec spec, List<String> expected) {
+        List<String> nodes = new ArrayList<>(NODE_IDS.keySet());
+        nodes.remove("star");
+        List<String> rels = new ArrayList<>(REL_IDS.keySet());
+        nodes.sort(null);
+        rels.sort(null);
+        for (boolean reversed : new boolean[] {false, true}) {
+            if (reversed) {
+                java.util.Collections.reverse(nodes);
+                java.util.Collections.reverse(rels);
+            }
+            List<String> in = new ArrayList<>();
+            try (Transaction tx = db.beginTx();
+                    ChangedMembers members = new ChangedMembers(((InternalTransaction) tx).kernelTransaction(),
+                            NODE_IDS.get(root), spec, Long.MAX_VALUE)) {
+                for (String node : nodes) if (members.node(NODE_IDS.get(node))) in.add(node);
+                for (String rel : rels) if (members.relationship(REL_IDS.get(rel))) in.add(rel);
+            } catch (ChangedMembers.OverBudget e) {
+                throw new AssertionError("no budget to run out of", e);
+            }
+            List<String> want = new ArrayList<>(expected);
+            want.sort(null);
+            in.sort(null);
+            assertEquals(want, in, spec + (reversed ? ", asked in reverse" : "") + ": the backward search");
+        }
     }
 
     private static final int UNBOUNDED = Integer.MAX_VALUE;
@@ -228,6 +260,8 @@ class WalkRulesTest {
         assertWalk("c", spec("<CHILDREN", "", UNBOUNDED, Long.MAX_VALUE),
                 List.of("c", "b", "b-C-c", "a", "a-C-c", "r", "r-C-b", "d", "d-C-a", "r-C-a", "c-C-r", "c-C-d"),
                 5, 7, false);
+        // depth 1: r and d are the last level; their own parents (c-C-r, c-C-d) are not followed
+        assertWalk("a", spec("<CHILDREN", "", 1, Long.MAX_VALUE), List.of("a", "d", "d-C-a", "r", "r-C-a"), 3, 2, false);
     }
 
     @Test
