@@ -84,7 +84,7 @@ final class TraceWriter implements GraphWriter {
     }
     @Override public void endRelationship() { add("endRel"); }
     @Override public void property(int key) { add("key " + key); }
-    @Override public void columns(String[] names) { add("columns"); }
+    @Override public void columns(String[] names) { add("columns " + Arrays.toString(names)); }
     @Override public void beginRow() { add("row"); }
     @Override public void endRow() { add("endRow"); }
     @Override public void end(long nodes, long relationships, boolean truncated) {
@@ -130,12 +130,14 @@ final class TraceWriter implements GraphWriter {
     @Override public void beginArray(int size, ArrayKind kind) { add("array " + size + " " + kind); }
     @Override public void endArray() { add("endArray"); }
     @Override public void writeNull() { add("null"); }
-    @Override public void beginList(int size) { add("list"); }
+    @Override public void beginList(int size) { add("list " + size); }
     @Override public void endList() { add("endList"); }
-    @Override public void beginMap(int size) { add("map"); }
-    @Override public void mapKey(String key) { add("mapKey"); }
+    @Override public void beginMap(int size) { add("map " + size); }
+    @Override public void mapKey(String key) { add("mapKey " + key); }
     @Override public void endMap() { add("endMap"); }
-    @Override public void writeNodeRef(long id) { add("nodeRef"); }
-    @Override public void writeRelationshipRef(long id) { add("relRef"); }
-    @Override public void writePath(long[] nodeIds, long[] relationshipIds) { add("path"); }
+    @Override public void writeNodeRef(long id) { add("nodeRef " + id); }
+    @Override public void writeRelationshipRef(long id) { add("relRef " + id); }
+    @Override public void writePath(long[] nodeIds, long[] relationshipIds) {
+        add("path " + Arrays.toString(nodeIds) + " " + Arrays.toString(relationshipIds));
+    }
 }
