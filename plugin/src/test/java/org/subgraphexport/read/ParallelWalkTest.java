@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -19,13 +18,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.dbms.api.DatabaseManagementService;
-import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
@@ -68,20 +64,20 @@ class ParallelWalkTest {
     private static final RelationshipType LINK = RelationshipType.withName("LINK");
     private static final RelationshipType HAS = RelationshipType.withName("HAS");
 
-    @TempDir
-    static Path home;
-    private static DatabaseManagementService dbms;
     private static GraphDatabaseService db;
     private static DemoGraph.Result demo;
     private static FixtureGraph fixture;
     private static String randomRoot;
     private static String heavyRoot;
 
+    /** The graphs, once per JVM ({@link SharedDatabases}): PIT launches every test method on its own. */
     @BeforeAll
     static void start() {
-        dbms = new DatabaseManagementServiceBuilder(home)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, 64L << 20).build();
-        db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+        db = SharedDatabases.get("parallel-walk", ParallelWalkTest::fill).database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+    }
+
+    private static void fill(DatabaseManagementService dbms) {
+        GraphDatabaseService db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
         demo = DemoGraph.generate(db, 3000, DemoGraph.DEFAULT_SEED, done -> {});
         // The fixture's root is an Object with id 1 too: drop the demo's uniqueness constraint to have both.
         try (Transaction tx = db.beginTx()) {
@@ -120,11 +116,6 @@ class ParallelWalkTest {
             tx.commit();
             return root;
         }
-    }
-
-    @AfterAll
-    static void stop() {
-        if (dbms != null) dbms.shutdown();
     }
 
     /**

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -18,13 +17,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.dbms.api.DatabaseManagementService;
-import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.api.KernelTransaction;
@@ -46,25 +42,18 @@ class SharedWalksTest {
     private static final long STALL = TimeUnit.SECONDS.toNanos(20); // long: only the stall case wants it short
     private static final long WAIT_SECONDS = 60;
 
-    @TempDir
-    static Path home;
-    private static DatabaseManagementService dbms;
     private static GraphDatabaseService db;
     private static DemoGraph.Result demo;
     private static String randomRoot;
 
+    /** The graphs, once per JVM ({@link SharedDatabases}): PIT launches every test method on its own. */
     @BeforeAll
     static void start() {
-        dbms = new DatabaseManagementServiceBuilder(home)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, 64L << 20).build();
-        db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
-        demo = DemoGraph.generate(db, 1500, DemoGraph.DEFAULT_SEED, done -> {});
-        randomRoot = ParallelWalkTest.randomGraph(db, 1200, 20260817L);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (dbms != null) dbms.shutdown();
+        db = SharedDatabases.get("shared-walks", dbms -> {
+            GraphDatabaseService db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+            demo = DemoGraph.generate(db, 1500, DemoGraph.DEFAULT_SEED, done -> {});
+            randomRoot = ParallelWalkTest.randomGraph(db, 1200, 20260817L);
+        }).database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
     }
 
     private record Run(List<String> calls, SubgraphWalker.Result result, Throwable failure) {}
