@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.neo4j.configuration.GraphDatabaseInternalSettings;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
@@ -39,6 +40,8 @@ final class SharedDatabases {
         DatabaseManagementService started = new DatabaseManagementServiceBuilder(home)
                 .setConfig(GraphDatabaseSettings.pagecache_memory, 16L << 20)
                 .setConfig(GraphDatabaseSettings.transaction_monitor_check_interval, java.time.Duration.ofHours(1))
+                // a cursor left open fails the transaction's close (Neo4j's own check, off by default)
+                .setConfig(GraphDatabaseInternalSettings.track_cursor_close, true)
                 .build();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             started.shutdown();
