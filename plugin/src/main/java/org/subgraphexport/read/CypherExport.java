@@ -181,9 +181,7 @@ public final class CypherExport implements AutoCloseable {
             for (Object v : map.values()) visit(v);
         } else if (value instanceof Iterable<?> list) {
             for (Object v : list) visit(v);
-        } else if (value instanceof Object[] array) {
-            for (Object v : array) visit(v);
-        } // else null or a scalar: nothing of the graph
+        } // else null or a scalar, an array included (a stored array value: it holds no entity): nothing of the graph
     }
 
     @SuppressWarnings("removal")

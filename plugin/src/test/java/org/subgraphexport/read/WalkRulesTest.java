@@ -264,6 +264,51 @@ class WalkRulesTest {
         assertWalk("a", spec("<CHILDREN", "", 1, Long.MAX_VALUE), List.of("a", "d", "d-C-a", "r", "r-C-a"), 3, 2, false);
     }
 
+    /** Attached data found against the direction: from b, c is attached by c -P-> b. */
+    @Test
+    void incomingAttachLeadsToTheNodesThatPointAtAnEmittedOne() {
+        assertWalk("b", spec("", "<PROPERTY", UNBOUNDED, Long.MAX_VALUE), List.of("b", "c", "c-P-b"), 2, 1, false);
+    }
+
+    /**
+     * The backward search counts its memos in the transaction's tracker ({@value ChangedMembers#MEMO_BYTES} bytes
+     * each: the root's depth from the start, then a depth and a verdict per node asked), gives them back when closed,
+     * and visits at most its budget of relationships; a node or relationship that does not exist is not emitted.
+     */
+    @Test
+    void theBackwardSearchCountsItsMemosAndStopsAtItsBudget() throws Exception {
+        WalkSpec spec = spec("CHILDREN>", "PROPERTY>", UNBOUNDED, Long.MAX_VALUE);
+        long memo = ChangedMembers.MEMO_BYTES;
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            long before = ktx.memoryTracker().estimatedHeapMemory();
+            try (ChangedMembers members = new ChangedMembers(ktx, NODE_IDS.get("r"), spec, Long.MAX_VALUE)) {
+                assertEquals(memo, ktx.memoryTracker().estimatedHeapMemory() - before, "the root's depth");
+                assertTrue(members.node(NODE_IDS.get("r")));
+                assertEquals(2 * memo, ktx.memoryTracker().estimatedHeapMemory() - before, "and its verdict");
+                // o: no CHILDREN in, no PROPERTY in: a depth (none) and a verdict (not emitted)
+                assertFalse(members.node(NODE_IDS.get("o")));
+                assertEquals(4 * memo, ktx.memoryTracker().estimatedHeapMemory() - before, "o's depth and verdict");
+                // r-O-o is of neither type: nothing more to remember
+                assertFalse(members.relationship(REL_IDS.get("r-O-o")));
+                assertEquals(4 * memo, ktx.memoryTracker().estimatedHeapMemory() - before);
+                // q-C-z: q's depth (none: q is attached, not a member) is asked and counted
+                assertFalse(members.relationship(REL_IDS.get("q-C-z")));
+                assertEquals(5 * memo, ktx.memoryTracker().estimatedHeapMemory() - before, "q's depth");
+                assertFalse(members.node(1_000_000L), "no such node");
+                assertFalse(members.relationship(1_000_000L), "no such relationship");
+            }
+            assertEquals(before, ktx.memoryTracker().estimatedHeapMemory(), "all given back at close");
+            // a's depth takes its two incoming CHILDREN relationships (r-C-a, d-C-a): a budget of 2 is enough, 1 is not
+            try (ChangedMembers members = new ChangedMembers(ktx, NODE_IDS.get("r"), spec, 2)) {
+                assertTrue(members.node(NODE_IDS.get("a")));
+            }
+            try (ChangedMembers members = new ChangedMembers(ktx, NODE_IDS.get("r"), spec, 1)) {
+                assertThrows(ChangedMembers.OverBudget.class, () -> members.node(NODE_IDS.get("a")));
+            }
+        }
+    }
+
     @Test
     void aTypeFollowedBothWaysMeetsEachRelationshipOnce() {
         List<String> both = List.of("c", "d", "c-C-d", "r", "c-C-r", "b", "b-C-c", "a", "a-C-c",
