@@ -306,6 +306,12 @@ class WalkRulesTest {
             try (ChangedMembers members = new ChangedMembers(ktx, NODE_IDS.get("r"), spec, 1)) {
                 assertThrows(ChangedMembers.OverBudget.class, () -> members.node(NODE_IDS.get("a")));
             }
+            // b's depth costs r-C-b; then c's: a-C-c and b-C-c, and b's known depth (1) makes c's 2 at the first
+            // level, so a's parents are never asked: 3 in all
+            try (ChangedMembers members = new ChangedMembers(ktx, NODE_IDS.get("r"), spec, 3)) {
+                assertTrue(members.node(NODE_IDS.get("b")));
+                assertTrue(members.node(NODE_IDS.get("c")));
+            }
         }
     }
 
