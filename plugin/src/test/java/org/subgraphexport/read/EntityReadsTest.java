@@ -249,6 +249,37 @@ class EntityReadsTest {
     }
 
     /**
+     * The parallel writer checks its transaction when it accepts a node, every 1,024 nodes as the single-threaded one
+     * does (its readers check only that the transaction is open): a transaction past its timeout after the first node
+     * is stopped, with its timeout's status, at the 1,025th.
+     */
+    @Test
+    void theParallelWriterChecksItsTransactionEvery1024Nodes() throws Exception {
+        TraceWriter out = new TraceWriter();
+        int accepted = 0;
+        try (Transaction tx = db.beginTx(300, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            try (ParallelEntityWriter writer = new ParallelEntityWriter(ktx, out, Long.MAX_VALUE, 2, 64, 0)) {
+                assertTrue(writer.writeNode(id("plain")));
+                accepted++;
+                Thread.sleep(400);
+                for (int i = 1; i < Budget.CHECK_MASK + 1; i++) {
+                    assertTrue(writer.writeNode(id("plain")));
+                    accepted++;
+                }
+                TransactionTerminatedException stopped =
+                        assertThrows(TransactionTerminatedException.class, () -> writer.writeNode(id("plain")));
+                assertEquals(Status.Transaction.TransactionTimedOutClientConfiguration, stopped.status());
+            }
+        } catch (TransactionTerminatedException closing) {
+            // closing a terminated transaction may say so again
+        }
+        assertEquals(Budget.CHECK_MASK + 1, accepted);
+        assertTrue(out.calls.stream().allMatch(c -> c.equals("node " + id("plain") + " []") || c.equals("endNode")),
+                "only whole records of the accepted node were written");
+    }
+
+    /**
      * A reader fills a batch: each record's labels and values, flat, and absent for a node gone and for a
      * relationship that is gone or no longer the one the walker saw (another type, start or end under its id).
      */
