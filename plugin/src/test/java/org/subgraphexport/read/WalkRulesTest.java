@@ -264,6 +264,61 @@ class WalkRulesTest {
         assertWalk("a", spec("<CHILDREN", "", 1, Long.MAX_VALUE), List.of("a", "d", "d-C-a", "r", "r-C-a"), 3, 2, false);
     }
 
+    /**
+     * The traverse export: its header (database, root, id prefixes, state, partition), the walk's records, and the end
+     * record with the state read after the walk; a pinned state that is not the database's fails it after the header
+     * or after the records; a root gone fails it after the header.
+     */
+    @Test
+    void theTraverseExportWritesHeaderWalkAndEndRecord() throws IOException {
+        WalkSpec spec = spec("CHILDREN>", "PROPERTY>", UNBOUNDED, Long.MAX_VALUE);
+        long root = NODE_IDS.get("r");
+        try (Transaction tx = db.beginTx()) {
+            InternalTransaction itx = (InternalTransaction) tx;
+            ElementIds ids = ElementIds.of(itx.elementIdMapper());
+            for (int threads : new int[] {1, 2}) {
+                TraceWriter out = new TraceWriter();
+                SubgraphWalker.Result result = threads == 1
+                        ? TraverseExport.run(itx, root, spec, out)
+                        : TraverseExport.run(itx, root, spec, threads, out);
+                assertEquals(new SubgraphWalker.Result(8, 12, false), result);
+                assertEquals(new org.subgraphexport.wire.Header(itx.getDatabaseName(), ids.nodeElementId(root),
+                        ids.nodePrefix(), ids.relationshipPrefix(), "", 0, 1), out.header);
+                assertEquals("header " + ids.nodeElementId(root), out.calls.get(0));
+                assertEquals("end 8 12 false", out.calls.get(out.calls.size() - 1));
+                assertEquals("", out.endState);
+                assertEquals(20, out.calls.stream().filter(c -> c.startsWith("node ") || c.startsWith("rel ")).count());
+            }
+            TraceWriter second = new TraceWriter();
+            java.util.Iterator<String> states = List.of("s1", "s2").iterator();
+            // the 20 records are all in the sequence's first block, partition 0's: partition 1 writes none of them
+            assertEquals(new SubgraphWalker.Result(0, 0, false), TraverseExport.run(itx, root, spec,
+                    new Partition(3, 1), 1, new ExportState(states::next, null), second));
+            assertEquals("end 0 0 false", second.calls.get(second.calls.size() - 1));
+            assertEquals("s1", second.header.state());
+            assertEquals(1, second.header.partition());
+            assertEquals(3, second.header.partitions());
+            assertEquals("s2", second.endState, "the state read after the walk");
+
+            TraceWriter before = new TraceWriter();
+            assertThrows(ExportState.Changed.class, () -> TraverseExport.run(itx, root, spec, Partition.WHOLE, 1,
+                    new ExportState(() -> "s2", "s1"), before));
+            assertEquals(List.of("header " + ids.nodeElementId(root)), before.calls);
+            TraceWriter after = new TraceWriter();
+            java.util.Iterator<String> moving = List.of("s1", "s2").iterator();
+            assertThrows(ExportState.Changed.class, () -> TraverseExport.run(itx, root, spec, Partition.WHOLE, 1,
+                    new ExportState(moving::next, "s1"), after));
+            assertEquals(20, after.calls.stream().filter(c -> c.startsWith("node ") || c.startsWith("rel ")).count());
+            assertFalse(after.calls.get(after.calls.size() - 1).startsWith("end "), "no end record");
+
+            TraceWriter gone = new TraceWriter();
+            assertEquals("root node " + ids.nodeElementId(1_000_000L) + " was deleted before the export started",
+                    assertThrows(IllegalStateException.class,
+                            () -> TraverseExport.run(itx, 1_000_000L, spec, gone)).getMessage());
+            assertEquals(List.of("header " + ids.nodeElementId(1_000_000L)), gone.calls);
+        }
+    }
+
     /** Attached data found against the direction: from b, c is attached by c -P-> b. */
     @Test
     void incomingAttachLeadsToTheNodesThatPointAtAnEmittedOne() {
