@@ -342,6 +342,43 @@ class EntityReadsTest {
         }
     }
 
+    /** The store state is the database's id and its last committed transaction: one commit moves it by one. */
+    @Test
+    void theStoreStateNamesTheDatabaseAndItsLastCommit() {
+        String before = StoreState.version(db);
+        String uuid = ((org.neo4j.kernel.internal.GraphDatabaseAPI) db).databaseId().databaseId().uuid().toString();
+        assertTrue(before.matches(java.util.regex.Pattern.quote(uuid) + ":[0-9]+"), before);
+        try (Transaction tx = db.beginTx()) {
+            tx.createNode();  // no new token: a new label would commit a token transaction of its own
+            tx.commit();
+        }
+        long last = Long.parseLong(before.substring(before.indexOf(':') + 1));
+        assertEquals(uuid + ":" + (last + 1), StoreState.version(db));
+    }
+
+    /** A warm-up touches every page of every store file of the database the page cache has mapped, and says so. */
+    @Test
+    void aWarmUpTouchesEveryPageOfTheDatabasesMappedFiles() throws IOException {
+        var resolver = ((org.neo4j.kernel.internal.GraphDatabaseAPI) db).getDependencyResolver();
+        java.nio.file.Path directory = resolver.resolveDependency(org.neo4j.io.layout.DatabaseLayout.class).databaseDirectory();
+        int files = 0;
+        long pages = 0;
+        long bytes = 0;
+        for (var file : resolver.resolveDependency(org.neo4j.io.pagecache.PageCache.class).listExistingMappings()) {
+            if (!file.path().startsWith(directory)) continue;
+            files++;
+            pages += file.getLastPageId() + 1;
+            bytes += file.fileSize();
+        }
+        StoreState.Warmup warmup = StoreState.warmUp(db);
+        assertEquals(db.databaseName(), warmup.database());
+        assertTrue(files > 3, "store files mapped: " + files);
+        assertEquals(files, warmup.files());
+        assertEquals(pages, warmup.pages());
+        assertEquals(bytes, warmup.bytes());
+        assertTrue(warmup.nanos() > 0);
+    }
+
     @Test
     void tokenNamesComeFromTheTransactionAndAnUnknownIdIsNamed() {
         try (Transaction tx = db.beginTx()) {
