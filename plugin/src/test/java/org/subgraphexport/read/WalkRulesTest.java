@@ -319,6 +319,46 @@ class WalkRulesTest {
         }
     }
 
+    /**
+     * Parallel reads write the single-threaded walk's stream call for call (records, labels, values, counts, the cut),
+     * whatever the threads, the batch size and whether the workers are kept or retired after 64 batches (then the walk
+     * goes on reading on the spot, with what is left of the limit): on the small graph and on the star's 2,201
+     * records, in batches of one record and more. Fast enough to run for every mutant of the parallel writer.
+     */
+    @Test
+    void parallelReadsWriteTheSingleThreadedStreamCallForCall() throws Exception {
+        double keep = 0, retire = Double.MAX_VALUE;
+        double[][] variants = {{2, 1, keep}, {3, 2, keep}, {4, 5, keep}, {2, 1, retire}, {3, 3, retire},
+            {2, ParallelEntityWriter.DEFAULT_BATCH_RECORDS, ParallelEntityWriter.MIN_CONCURRENCY}};
+        record Case(String root, WalkSpec spec, String end) {}
+        List<Case> cases = List.of(
+                new Case("r", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, Long.MAX_VALUE), "end 8 12 false"),
+                new Case("r", spec("CHILDREN>", "PROPERTY>", 2, Long.MAX_VALUE, true), "end 7 9 true"),
+                new Case("r", spec("CHILDREN>", "PROPERTY>", UNBOUNDED, 5), "end 5 5 true"),
+                new Case("c", spec("CHILDREN", "PROPERTY", UNBOUNDED, Long.MAX_VALUE), "end 8 12 false"),
+                new Case("star", spec("CHILDREN>", "", UNBOUNDED, Long.MAX_VALUE), "end 1101 1100 false"),
+                new Case("star", spec("CHILDREN>", "", UNBOUNDED, 500), "end 500 499 true"),
+                new Case("star", spec("CHILDREN>", "", UNBOUNDED, 1), "end 1 0 true"));
+        for (Case c : cases) {
+            List<String> expected = walkCalls(c.root(), c.spec(), 1, 1, keep);
+            assertEquals(c.end(), expected.get(expected.size() - 1), c.toString());
+            for (double[] v : variants) {
+                assertEquals(expected, walkCalls(c.root(), c.spec(), (int) v[0], (int) v[1], v[2]),
+                        c + " with " + java.util.Arrays.toString(v));
+            }
+        }
+        ParallelWalkTest.assertNothingLeft(db, "after the parallel walks");
+    }
+
+    private static List<String> walkCalls(String root, WalkSpec spec, int threads, int batch, double minConcurrency)
+            throws IOException {
+        try (Transaction tx = db.beginTx()) {
+            TraceWriter out = new TraceWriter();
+            Walkers.export((InternalTransaction) tx, NODE_IDS.get(root), spec, threads, batch, minConcurrency, out);
+            return out.calls;
+        }
+    }
+
     /** Attached data found against the direction: from b, c is attached by c -P-> b. */
     @Test
     void incomingAttachLeadsToTheNodesThatPointAtAnEmittedOne() {
