@@ -300,6 +300,23 @@ class WalkRulesTest {
             assertEquals(3, second.header.partitions());
             assertEquals("s2", second.endState, "the state read after the walk");
 
+            // a partition given the registry shares its walk (alone here: it is the producer); the whole export and a
+            // partition without the registry walk by themselves; the streams are the same
+            SharedWalks walks = new SharedWalks(64L << 20);
+            List<List<String>> streams = new ArrayList<>();
+            for (Partition partition : List.of(new Partition(3, 0), Partition.WHOLE)) {
+                for (SharedWalks registry : java.util.Arrays.asList(null, walks)) {
+                    TraceWriter out = new TraceWriter();
+                    TraverseExport.run(itx, root, spec, partition, 1, ExportState.NONE, registry, out);
+                    streams.add(out.calls);
+                }
+            }
+            assertEquals(streams.get(0), streams.get(1));
+            assertEquals(streams.get(2), streams.get(3));
+            assertEquals("end 8 12 false", streams.get(0).get(streams.get(0).size() - 1), "partition 0 has the first block");
+            assertEquals(new SharedWalks.Stats(1, 0, 0, 0, 0, 0, 0, 0, 0, walks.stats().peakBytes()), walks.stats(),
+                    "one producer, and nothing else of the registry used");
+
             TraceWriter before = new TraceWriter();
             assertThrows(ExportState.Changed.class, () -> TraverseExport.run(itx, root, spec, Partition.WHOLE, 1,
                     new ExportState(() -> "s2", "s1"), before));
