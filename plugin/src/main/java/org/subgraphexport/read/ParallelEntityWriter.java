@@ -258,6 +258,16 @@ final class ParallelEntityWriter implements WalkOutput {
         return truncated || direct != null && direct.truncated();
     }
 
+    /** Records the next batch gathers (tests: the sizing from the records written so far). */
+    int nextTarget() {
+        return nextTarget;
+    }
+
+    /** Batches that may be in flight (tests). */
+    int window() {
+        return window;
+    }
+
     /** The slot the walker is filling: the one {@link #published} will number next. */
     private RecordBatch filling() {
         int index = (int) (published % ring.length);

@@ -68,6 +68,9 @@ class EntityReadsTest {
             Relationship t = plain.createRelationshipTo(many, RelationshipType.withName("T"));
             t.setProperty("w", 2.5);
             Relationship u = many.createRelationshipTo(nine, RelationshipType.withName("U"));
+            Node heavy = tx.createNode();
+            heavy.setProperty("text", "h".repeat(100_000));
+            IDS.put("heavy", heavy.getId());
             Node gone = tx.createNode(Label.label("L0"));
             Relationship goneRel = plain.createRelationshipTo(nine, RelationshipType.withName("T"));
             IDS.put("plain", plain.getId());
@@ -277,6 +280,49 @@ class EntityReadsTest {
         assertEquals(Budget.CHECK_MASK + 1, accepted);
         assertTrue(out.calls.stream().allMatch(c -> c.equals("node " + id("plain") + " []") || c.equals("endNode")),
                 "only whole records of the accepted node were written");
+    }
+
+    /**
+     * Batches are sized by what the records written so far weigh: about {@value ParallelEntityWriter#BATCH_BYTES}
+     * bytes of values a batch (48 bytes a record besides), at most the batch size, at least one record; and the ring
+     * holds about {@value ParallelEntityWriter#RING_BYTES} bytes of batches, at least two, at most its slots. Before
+     * anything is written: 32 records, every slot.
+     */
+    @Test
+    void theParallelWriterSizesItsBatchesByWhatTheRecordsWeigh() throws IOException {
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            // 32 records of a 100,000-char string (100,040 bytes counted): 1 MiB / 100,088 = 10 records a batch, and
+            // 4 MiB / (32 * 100,040) = 1 batch, so the ring's minimum of 2
+            try (ParallelEntityWriter writer = new ParallelEntityWriter(ktx, new TraceWriter(), Long.MAX_VALUE, 1, 512, 0)) {
+                assertEquals(32, writer.nextTarget());
+                assertEquals(2 * (1 + 1) + 1, writer.window());
+                for (int i = 0; i < 32; i++) writer.writeNode(id("heavy"));
+                writer.flush();
+                assertEquals(10, writer.nextTarget());
+                assertEquals(2, writer.window());
+            }
+            // records without values: 1 MiB / 48, capped at the batch size; no bytes: every one of the 7 slots
+            try (ParallelEntityWriter writer = new ParallelEntityWriter(ktx, new TraceWriter(), Long.MAX_VALUE, 2, 100, 0)) {
+                for (int i = 0; i < 32; i++) writer.writeNode(id("plain"));
+                writer.flush();
+                assertEquals(100, writer.nextTarget());
+                assertEquals(2 * (2 + 1) + 1, writer.window());
+            }
+            // a batch size below 32 is the first batches' size too
+            try (ParallelEntityWriter writer = new ParallelEntityWriter(ktx, new TraceWriter(), Long.MAX_VALUE, 1, 3, 0)) {
+                assertEquals(3, writer.nextTarget());
+            }
+            // 2 records of 100,000 chars and one small one: the average decides, 1 MiB / (48 + 200,112 / 3) = 15
+            try (ParallelEntityWriter writer = new ParallelEntityWriter(ktx, new TraceWriter(), Long.MAX_VALUE, 1, 3, 0)) {
+                writer.writeNode(id("heavy"));
+                writer.writeNode(id("heavy"));
+                writer.writeNode(id("nine"));
+                writer.flush();
+                assertEquals(3, writer.nextTarget(), "capped at the batch size");
+                assertEquals(2 * (1 + 1) + 1, writer.window(), "4 MiB / 200,112 bytes: 20 batches, capped at the slots");
+            }
+        }
     }
 
     /**
