@@ -258,16 +258,6 @@ final class ParallelEntityWriter implements WalkOutput {
         return truncated || direct != null && direct.truncated();
     }
 
-    /** Records the next batch gathers (tests: the sizing from the records written so far). */
-    int nextTarget() {
-        return nextTarget;
-    }
-
-    /** Batches that may be in flight (tests). */
-    int window() {
-        return window;
-    }
-
     /** The slot the walker is filling: the one {@link #published} will number next. */
     private RecordBatch filling() {
         int index = (int) (published % ring.length);
@@ -595,5 +585,15 @@ final class ParallelEntityWriter implements WalkOutput {
         if (failure instanceof RuntimeException e) throw e;
         if (failure instanceof Error e) throw e;
         throw new UncheckedIOException(new IOException("parallel read failed", failure));
+    }
+
+    /** Records the next batch gathers (tests: the sizing from the records written so far). */
+    int nextTarget() {
+        return nextTarget;
+    }
+
+    /** Batches that may be in flight (tests). */
+    int window() {
+        return window;
     }
 }
