@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Relationship;
 import org.neo4j.graphdb.RelationshipType;
@@ -60,7 +61,10 @@ class WalkRulesTest {
         try (Transaction tx = db.beginTx()) {
             Map<String, Node> nodes = new HashMap<>();
             for (String name : List.of("r", "a", "b", "c", "d", "q", "z", "pa", "ppa", "o")) {
+                // labels, one per letter of the name, and 12 on c (past the writers' label buffers of 8), for the
+                // parallel reads to carry: the walk's rules do not look at them
                 Node n = tx.createNode();
+                for (int l = 0; l < (name.equals("c") ? 12 : name.length()); l++) n.addLabel(Label.label("L" + l));
                 n.setProperty("name", name);
                 nodes.put(name, n);
                 NODE_NAMES.put(n.getId(), name);
@@ -76,6 +80,7 @@ class WalkRulesTest {
                     default -> "OTHER";
                 });
                 Relationship r = nodes.get(p[0]).createRelationshipTo(nodes.get(p[2]), type);
+                r.setProperty("name", rel);
                 REL_NAMES.put(r.getId(), rel);
                 REL_IDS.put(rel, r.getId());
             }
@@ -357,22 +362,34 @@ class WalkRulesTest {
                 new Case("star", spec("CHILDREN>", "", UNBOUNDED, 500), "end 500 499 true"),
                 new Case("star", spec("CHILDREN>", "", UNBOUNDED, 1), "end 1 0 true"));
         for (Case c : cases) {
-            List<String> expected = walkCalls(c.root(), c.spec(), 1, 1, keep);
+            List<String> expected = walkCalls(c.root(), c.spec(), 1, 1, keep, -1);
             assertEquals(c.end(), expected.get(expected.size() - 1), c.toString());
             for (double[] v : variants) {
-                assertEquals(expected, walkCalls(c.root(), c.spec(), (int) v[0], (int) v[1], v[2]),
+                assertEquals(expected, walkCalls(c.root(), c.spec(), (int) v[0], (int) v[1], v[2], -1),
                         c + " with " + java.util.Arrays.toString(v));
             }
         }
         ParallelWalkTest.assertNothingLeft(db, "after the parallel walks");
+        // at the star's 2,000th record, in batches of one: workers kept are still there (2, or 1 if the pool had only
+        // one to give); workers retired after 64 batches have been given back to the pool
+        WalkSpec star = spec("CHILDREN>", "", UNBOUNDED, Long.MAX_VALUE);
+        List<String> kept = walkCalls("star", star, 3, 1, keep, 2000);
+        assertTrue(kept.contains("readers 1") || kept.contains("readers 2"), "kept: " + kept.get(kept.size() - 1));
+        assertTrue(walkCalls("star", star, 3, 1, retire, 2000).contains("readers 0"), "retired");
+        ParallelWalkTest.assertNothingLeft(db, "after the retiring walks");
     }
 
-    private static List<String> walkCalls(String root, WalkSpec spec, int threads, int batch, double minConcurrency)
-            throws IOException {
+    /** The walk's calls; at record {@code lookAt} (if not -1) a line "readers N": the reader tasks running then. */
+    private static List<String> walkCalls(String root, WalkSpec spec, int threads, int batch, double minConcurrency,
+            long lookAt) throws IOException {
         try (Transaction tx = db.beginTx()) {
             TraceWriter out = new TraceWriter();
+            List<String> looked = new ArrayList<>();
+            if (lookAt > 0) out.atRecord(lookAt, () -> looked.add("readers " + Walkers.runningReaders()));
             Walkers.export((InternalTransaction) tx, NODE_IDS.get(root), spec, threads, batch, minConcurrency, out);
-            return out.calls;
+            List<String> calls = new ArrayList<>(out.calls);
+            calls.addAll(looked);
+            return calls;
         }
     }
 
