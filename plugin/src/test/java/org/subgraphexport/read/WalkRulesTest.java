@@ -369,6 +369,12 @@ class WalkRulesTest {
                         c + " with " + java.util.Arrays.toString(v));
             }
         }
+        // the Cypher endpoint hands relationships over on a scan cursor: the same, kept or retired
+        List<String> cypher = cypherCalls(1, 1, keep);
+        assertEquals("end 1101 1100 false", cypher.get(cypher.size() - 1));
+        for (double[] v : variants) {
+            assertEquals(cypher, cypherCalls((int) v[0], (int) v[1], v[2]), "Cypher with " + java.util.Arrays.toString(v));
+        }
         ParallelWalkTest.assertNothingLeft(db, "after the parallel walks");
         // at the star's 2,000th record, in batches of one: workers kept are still there (2, or 1 if the pool had only
         // one to give); workers retired after 64 batches have been given back to the pool
@@ -377,6 +383,15 @@ class WalkRulesTest {
         assertTrue(kept.contains("readers 1") || kept.contains("readers 2"), "kept: " + kept.get(kept.size() - 1));
         assertTrue(walkCalls("star", star, 3, 1, retire, 2000).contains("readers 0"), "retired");
         ParallelWalkTest.assertNothingLeft(db, "after the retiring walks");
+    }
+
+    private static List<String> cypherCalls(int threads, int batch, double minConcurrency) throws IOException {
+        try (Transaction tx = db.beginTx();
+                org.neo4j.graphdb.Result result = tx.execute("MATCH (s {name: 'star'})-[k:CHILDREN]->() RETURN k")) {
+            TraceWriter out = new TraceWriter();
+            CypherExport.run((InternalTransaction) tx, result, false, Long.MAX_VALUE, threads, batch, minConcurrency, out);
+            return out.calls;
+        }
     }
 
     /** The walk's calls; at record {@code lookAt} (if not -1) a line "readers N": the reader tasks running then. */
