@@ -405,14 +405,21 @@ class EntityReadsTest {
     /** A warm-up touches every page of every store file of the database the page cache has mapped, and says so. */
     @Test
     void aWarmUpTouchesEveryPageOfTheDatabasesMappedFiles() throws IOException {
+        // a store file past 1,024 pages (8 MiB), which the warm-up touches in steps of 1,024
+        try (Transaction tx = db.beginTx()) {
+            for (int i = 0; i < 10; i++) tx.createNode().setProperty("big", "w".repeat(1 << 20));
+            tx.commit();
+        }
         var resolver = ((org.neo4j.kernel.internal.GraphDatabaseAPI) db).getDependencyResolver();
         java.nio.file.Path directory = resolver.resolveDependency(org.neo4j.io.layout.DatabaseLayout.class).databaseDirectory();
         int files = 0;
         long pages = 0;
         long bytes = 0;
+        long largest = 0;
         for (var file : resolver.resolveDependency(org.neo4j.io.pagecache.PageCache.class).listExistingMappings()) {
             if (!file.path().startsWith(directory)) continue;
             files++;
+            largest = Math.max(largest, file.getLastPageId() + 1);
             pages += file.getLastPageId() + 1;
             bytes += file.fileSize();
         }
@@ -422,7 +429,9 @@ class EntityReadsTest {
         assertEquals(files, warmup.files());
         assertEquals(pages, warmup.pages());
         assertEquals(bytes, warmup.bytes());
-        assertTrue(warmup.nanos() > 0);
+        assertTrue(warmup.nanos() > 0 && warmup.nanos() < java.util.concurrent.TimeUnit.MINUTES.toNanos(1),
+                "a duration: " + warmup.nanos());
+        assertTrue(largest > 1024, "pages of the largest file: " + largest);
     }
 
     @Test

@@ -439,6 +439,9 @@ class WalkRulesTest {
                 // q-C-z: q's depth (none: q is attached, not a member) is asked and counted
                 assertFalse(members.relationship(REL_IDS.get("q-C-z")));
                 assertEquals(5 * memo, ktx.memoryTracker().estimatedHeapMemory() - before, "q's depth");
+                // q: attached from r, a member: its verdict is remembered too (its depth already is)
+                assertTrue(members.node(NODE_IDS.get("q")));
+                assertEquals(6 * memo, ktx.memoryTracker().estimatedHeapMemory() - before, "q's verdict");
                 assertFalse(members.node(1_000_000L), "no such node");
                 assertFalse(members.relationship(1_000_000L), "no such relationship");
             }
