@@ -312,7 +312,8 @@ class WalkRulesTest {
             for (Partition partition : List.of(new Partition(3, 0), Partition.WHOLE)) {
                 for (SharedWalks registry : java.util.Arrays.asList(null, walks)) {
                     TraceWriter out = new TraceWriter();
-                    TraverseExport.run(itx, root, spec, partition, 1, ExportState.NONE, registry, out);
+                    assertEquals(new SubgraphWalker.Result(8, 12, false),
+                            TraverseExport.run(itx, root, spec, partition, 1, ExportState.NONE, registry, out));
                     streams.add(out.calls);
                 }
             }
