@@ -283,6 +283,27 @@ class EntityReadsTest {
     }
 
     /**
+     * The parallel writer accepts a node without reading it; a node its reader then finds gone is not written, but it
+     * has counted towards the limit (as documented: existence is checked by the reader).
+     */
+    @Test
+    void theParallelWriterSkipsANodeFoundGoneButCountsItTowardsTheLimit() throws IOException {
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            TraceWriter out = new TraceWriter();
+            try (ParallelEntityWriter writer = new ParallelEntityWriter(ktx, out, 2, 1, 64, 0)) {
+                assertTrue(writer.writeNode(id("gone")));
+                assertTrue(writer.writeNode(id("plain")));
+                assertFalse(writer.writeNode(id("nine")), "the limit of 2 counts the node gone");
+                writer.flush();
+                assertEquals(1, writer.nodes());
+                assertTrue(writer.truncated());
+            }
+            assertEquals(List.of("node " + id("plain") + " []", "endNode"), out.calls);
+        }
+    }
+
+    /**
      * Batches are sized by what the records written so far weigh: about {@value ParallelEntityWriter#BATCH_BYTES}
      * bytes of values a batch (48 bytes a record besides), at most the batch size, at least one record; and the ring
      * holds about {@value ParallelEntityWriter#RING_BYTES} bytes of batches, at least two, at most its slots. Before
