@@ -38,12 +38,14 @@ import org.subgraphexport.wire.TokenNames;
 /**
  * The two ways a record is read from the store, on a few nodes and relationships with exact contents: {@link EntityWriter}
  * (one record at a time, straight to the writer: the single-threaded walk and the Cypher endpoint) and
- * {@link BatchReader} (a batch of the parallel walk: labels and values into a {@link RecordBatch}). Also the token
- * names and element ids the header is made of.
+ * {@link BatchReader} (a batch of the parallel walk: labels and values into a {@link RecordBatch}), and the parallel
+ * writer's own rules (its check of the transaction, a node found gone, batch sizing). Also the token names and element
+ * ids the header is made of, and the store's state and warm-up.
  *
  * <pre>
  *   plain (no labels, no properties) -T {w: 2.5}-> many (20 labels, n: 1, s: "x")
  *   many -U-> nine (9 labels, one property)
+ *   heavy (a 100,000-char string)
  *   a node and a relationship created and deleted
  * </pre>
  */
