@@ -195,15 +195,14 @@ public final class SharedWalks {
 
     private SubgraphWalker.Result produce(Producer producer, SubgraphWalker walker, long rootId, WalkSpec spec,
             Partition partition, GraphWriter out) throws IOException {
-        boolean ended = false;
         try {
             WalkOutput owned = walker.output(out, Long.MAX_VALUE);
             SubgraphWalker.Result result =
                     walker.walk(rootId, spec, new PartitionedOutput(owned, partition, spec.limit(), 0, producer));
-            ended = end(producer.entry, result.truncated());
+            end(producer.entry, result.truncated());
             return result;
         } finally {
-            producerLeft(producer.entry, ended);
+            producerLeft(producer.entry);
         }
     }
 
@@ -226,13 +225,15 @@ public final class SharedWalks {
     }
 
     // ---- the registry (every method below that is synchronized changes entries, chunks or counts) -------------------
+    // The roles, the entry and the methods a role calls are package-private: SharedWalksRegistryTest drives them on
+    // one thread, without a database, and checks the memory held after each step.
 
     private static final int RUNNING = 0;
     private static final int ENDED = 1;
     private static final int STOPPED = 2;
 
     /** One export being shared: its buffer, its producer's progress, its consumers. */
-    private final class Entry {
+    final class Entry {
         final Key key;
         /** Chunks {@code firstChunk, firstChunk + 1, ...}; the last is the one being filled. */
         final List<long[]> chunks = new ArrayList<>();
@@ -260,7 +261,7 @@ public final class SharedWalks {
     }
 
     /** The producer's side: appends the sequence (a record is {@code id << 1}, plus 1 for a relationship). */
-    private final class Producer implements PartitionedOutput.Sequence {
+    final class Producer implements PartitionedOutput.Sequence {
         final Entry entry;
         private long[] current;
         private int fill;
@@ -302,7 +303,7 @@ public final class SharedWalks {
     }
 
     /** A consumer's side: where it is in the sequence, and whether it was detached. */
-    private final class Consumer {
+    final class Consumer {
         final Entry entry;
         final Thread thread = Thread.currentThread();
         /** Records of the sequence this consumer has passed; pins the chunks from the one holding it on. */
@@ -381,7 +382,7 @@ public final class SharedWalks {
     }
 
     /** A producer, a consumer, or null: walk alone. */
-    private synchronized Object join(Key key, Partition partition) {
+    synchronized Object join(Key key, Partition partition) {
         Entry entry = entries.get(key);
         if (entry == null) {
             if (!reserve()) {
@@ -408,7 +409,7 @@ public final class SharedWalks {
     }
 
     /** The producer's next chunk, or null if it must stop recording (the setting is used up). */
-    private synchronized long[] nextChunk(Entry entry) {
+    synchronized long[] nextChunk(Entry entry) {
         if (entry.state != RUNNING) return null;
         releasePassed(entry, false);
         if (entry.chunks.size() >= windowChunks) {
@@ -435,33 +436,34 @@ public final class SharedWalks {
     }
 
     /** The chunk holding record {@code index * chunkRecords}, or null if {@code consumer} was detached. */
-    private synchronized long[] chunk(Consumer consumer, long index) {
+    synchronized long[] chunk(Consumer consumer, long index) {
         Entry entry = consumer.entry;
         if (consumer.detached || index < entry.firstChunk) return null;
         releasePassed(entry, false);
         return entry.chunks.get((int) (index - entry.firstChunk));
     }
 
-    /** Whether the walk's end was recorded (false if the producer had stopped recording). */
-    private synchronized boolean end(Entry entry, boolean truncated) {
-        if (entry.state != RUNNING) return false;
+    /** Records the walk's end, unless the producer had stopped recording. */
+    synchronized void end(Entry entry, boolean truncated) {
+        if (entry.state != RUNNING) return;
         entry.truncated = truncated;
         entry.state = ENDED;
         wake(entry);
-        return true;
     }
 
-    private synchronized void producerLeft(Entry entry, boolean ended) {
-        if (!ended && entry.state == RUNNING) stop(entry);
+    /** The producer is done; if its walk did not {@link #end} (it failed), nobody gets more records. */
+    synchronized void producerLeft(Entry entry) {
+        if (entry.state == RUNNING) stop(entry);
         entry.producerLeft = true;
         leftIfDone(entry);
     }
 
-    private synchronized void consumerLeft(Consumer consumer) {
+    synchronized void consumerLeft(Consumer consumer) {
         Entry entry = consumer.entry;
         entry.consumers.remove(consumer);
         threadsChanged(entry);
-        if (!leftIfDone(entry)) releasePassed(entry, false);
+        releasePassed(entry, false);
+        leftIfDone(entry);
     }
 
     /** No more records: out of the registry; consumers take what was published, then walk. */
@@ -473,11 +475,10 @@ public final class SharedWalks {
     }
 
     /** Out of the registry, every chunk released, once the producer and every consumer have left. */
-    private boolean leftIfDone(Entry entry) {
-        if (!entry.producerLeft || !entry.consumers.isEmpty()) return false;
+    private void leftIfDone(Entry entry) {
+        if (!entry.producerLeft || !entry.consumers.isEmpty()) return;
         entries.remove(entry.key, entry);
         while (!entry.chunks.isEmpty()) releaseFirst(entry);
-        return true;
     }
 
     /**
@@ -513,5 +514,10 @@ public final class SharedWalks {
 
     private static void wake(Entry entry) {
         for (Thread thread : entry.threads) LockSupport.unpark(thread);
+    }
+
+    /** The window in chunks, for tests: a quarter of the setting in production. */
+    int windowChunks() {
+        return windowChunks;
     }
 }
