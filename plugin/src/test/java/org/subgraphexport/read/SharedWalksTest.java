@@ -3,6 +3,7 @@ package org.subgraphexport.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -306,6 +307,27 @@ class SharedWalksTest {
         }
     }
 
+    /**
+     * A consumer detached after it wrote records walks itself from where it was, writing none of them twice. The
+     * producer (partition 0 of 2) holds at sequence record 512 until the consumer is at its 10th record (record 265,
+     * in chunk 4); the consumer holds there until the producer, with a window of 16 chunks, forces chunk 4 out.
+     */
+    @Test
+    void aConsumerDetachedAfterItWroteRecordsResumesWhereItWas() throws Exception {
+        SharedWalks walks = new SharedWalks(1L << 30, 64, 16, STALL);
+        CountDownLatch consumerAt10 = new CountDownLatch(1);
+        List<UnaryOperator<TraceWriter>> setups = List.of(
+                w -> w.atRecord(257, () -> await(consumerAt10)),
+                w -> w.atRecord(10, () -> {
+                    consumerAt10.countDown();
+                    await(() -> walks.stats().detached() == 1, "the window to detach the consumer");
+                }));
+        List<Run> runs = shared(walks, demo.rootElementId(), everything(), 2, 0, 1, setups);
+        assertExact(demo.rootElementId(), everything(), runs, "a consumer detached at record 265");
+        assertEquals(1, walks.stats().fallbacks(), () -> "walked itself: " + walks.stats());
+        assertEmpty(walks, "after a consumer was detached");
+    }
+
     /** A consumer whose client leaves just leaves: the producer and the other consumers are not disturbed. */
     @Test
     void aConsumerThatFailsLeavesTheOthersExact() throws Exception {
@@ -420,5 +442,44 @@ class SharedWalksTest {
         assertSameCalls(alone(demo.rootElementId(), everything(), new Partition(2, 0)).calls(), produced.calls(),
                 "the producer after its consumer was terminated");
         assertEmpty(walks, "after a consumer was terminated");
+    }
+
+    /**
+     * A consumer whose thread is interrupted while it waits walks itself from where it was, exactly: an interrupt
+     * would end every park at once, and a lone walk ignores it.
+     */
+    @Test
+    void anInterruptedWaitingConsumerWalksItselfExactly() throws Exception {
+        SharedWalks walks = new SharedWalks(1L << 30, 64, 1 << 20, STALL);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Thread> consumerThread = new AtomicReference<>();
+        // the producer (partition 0 of 2) holds at its 300th record, sequence record 555: the consumer has its block
+        // 1 (records 256 to 511) to write, then waits for record 768
+        CompletableFuture<Run> producer = start(walks, demo.rootElementId(), everything(), new Partition(2, 0), 1,
+                w -> w.atFirstRecord(() -> await(() -> walks.stats().consumers() == 1, "the consumer"))
+                        .atRecord(300, () -> await(release)), null);
+        await(() -> walks.stats().producers() == 1, "the producer");
+        CompletableFuture<Run> consumer = start(walks, demo.rootElementId(), everything(), new Partition(2, 1), 1,
+                w -> w.atRecord(100, () -> consumerThread.set(Thread.currentThread())), null);
+        await(() -> consumerThread.get() != null && consumerThread.get().getState() == Thread.State.TIMED_WAITING,
+                "the consumer to wait");
+        consumerThread.get().interrupt();
+        Run interrupted = get(consumer);
+        release.countDown();
+        assertExact(demo.rootElementId(), everything(), List.of(get(producer), interrupted), "an interrupted consumer");
+        SharedWalks.Stats stats = walks.stats();
+        assertEquals(1, stats.fallbacks(), () -> "the consumer walked itself: " + stats);
+        assertEquals(0, stats.stalled() + stats.stopped() + stats.detached(), () -> "for no other reason: " + stats);
+        assertEmpty(walks, "after a consumer was interrupted");
+    }
+
+    /** The server's registry: one per DBMS, sized by the first caller's setting. */
+    @Test
+    void theServersRegistryIsOnePerDbms() {
+        DatabaseManagementService dbms = SharedDatabases.get("shared-walks", d -> {});
+        long chunk = 16 + 8L * SharedWalks.CHUNK_RECORDS;
+        SharedWalks walks = SharedWalks.of(dbms, 4 * 3 * chunk);
+        assertSame(walks, SharedWalks.of(dbms, 1L << 30), "the same registry, whatever the later caller's size");
+        assertEquals(3, walks.windowChunks(), "sized by the first caller: a window of 3 chunks");
     }
 }
