@@ -285,6 +285,34 @@ class EntityReadsTest {
     }
 
     /**
+     * A reader's failure reaches the walking thread as it is. Two batches of 16 nodes start the workers; the
+     * transaction is then terminated (the walker checks it only every 1,024 nodes, readers at each read); the next
+     * batch is published, and after a pause, in which a worker claims it and fails, the flush throws that failure:
+     * the termination, not a wrapper. (If the walker claimed the batch first, its own read throws the same.)
+     */
+    @Test
+    void aReadersFailureReachesTheWalkerAsItIs() throws Exception {
+        TraceWriter out = new TraceWriter();
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            try (ParallelEntityWriter writer = new ParallelEntityWriter(ktx, out, Long.MAX_VALUE, 2, 16, 0)) {
+                for (int i = 0; i < 32; i++) assertTrue(writer.writeNode(id("plain")));
+                ktx.markForTermination(Status.Transaction.Terminated);
+                for (int i = 0; i < 16; i++) assertTrue(writer.writeNode(id("plain")));
+                Thread.sleep(500);
+                TransactionTerminatedException stopped = assertThrows(TransactionTerminatedException.class, writer::flush);
+                assertEquals(Status.Transaction.Terminated, stopped.status());
+            }
+        } catch (TransactionTerminatedException closing) {
+            // closing a terminated transaction may say so again
+        }
+        assertTrue(out.calls.size() < 2 * 48, "not every record was written: " + out.calls.size() / 2);
+        for (int c = 0; c < out.calls.size(); c += 2) {
+            assertEquals(List.of("node " + id("plain") + " []", "endNode"), out.calls.subList(c, c + 2));
+        }
+    }
+
+    /**
      * The parallel writer accepts a node without reading it; a node its reader then finds gone is not written, but it
      * has counted towards the limit (as documented: existence is checked by the reader).
      */
