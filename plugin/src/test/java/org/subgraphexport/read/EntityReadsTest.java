@@ -313,6 +313,26 @@ class EntityReadsTest {
     }
 
     /**
+     * A walk that fails closes its writer without a flush, while the workers wait for batches that will not come:
+     * close stops them (they were waiting without a timeout), and every reader task goes back to the pool.
+     */
+    @Test
+    void closingWithoutAFlushStopsWaitingWorkers() throws Exception {
+        try (Transaction tx = db.beginTx()) {
+            KernelTransaction ktx = ((InternalTransaction) tx).kernelTransaction();
+            ParallelEntityWriter writer = new ParallelEntityWriter(ktx, new TraceWriter(), Long.MAX_VALUE, 2, 16, 0);
+            for (int i = 0; i < 32; i++) assertTrue(writer.writeNode(id("plain")));
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            while (ReaderPool.running() == 0 && System.nanoTime() < deadline) Thread.sleep(1);
+            Thread.sleep(300); // the two batches read: the workers wait for the next
+            assertTrue(ReaderPool.running() > 0, "workers started");
+            writer.close();
+            while (ReaderPool.running() != 0 && System.nanoTime() < deadline) Thread.sleep(1);
+            assertEquals(0, ReaderPool.running(), "every worker stopped");
+        }
+    }
+
+    /**
      * The parallel writer accepts a node without reading it; a node its reader then finds gone is not written, but it
      * has counted towards the limit (as documented: existence is checked by the reader).
      */
