@@ -214,6 +214,73 @@ class DeltaExportTest {
         assertEquals(new DeltaExport.Result(0, 0, 0, 0, false), third.result());
     }
 
+    /**
+     * Without a topology change, the changed members found backwards go out as nodes then relationships, each by
+     * ascending id, and partitions deal that sequence in blocks of 256. A walk with a node limit cannot search
+     * backwards: it sends the same records in the walk's order, dealt the same way, and its parallel readers flush
+     * every record before the end.
+     */
+    @Test
+    void withoutATopologyChangeTheChangedMembersGoOutByIdOrInTheWalksOrder() throws IOException {
+        String[] children = new String[300];
+        for (int i = 0; i < children.length; i++) children[i] = "r-C-k" + i;
+        Graph g = new Graph().add(children);
+        String since = StoreState.version(db);
+        g.change(tx -> {
+            for (int i = children.length - 1; i >= 0; i--) {
+                g.node(tx, "k" + i, true).setProperty("v", i);
+                g.rel(tx, children[i]).setProperty("v", i);
+            }
+        });
+        List<String> byId = new ArrayList<>();
+        g.nodes.values().stream().filter(id -> !NODE_NAMES.get(id).equals("r")).sorted()
+                .forEach(id -> byId.add(NODE_NAMES.get(id)));
+        g.rels.values().stream().sorted().forEach(id -> byId.add(REL_NAMES.get(id)));
+        Delta backwards = delta(g, since);
+        assertEquals(byId, backwards.records());
+        assertEquals(new DeltaExport.Result(300, 300, 0, 0, false), backwards.result());
+        assertDealt(g, everything(), since, backwards.records());
+
+        WalkSpec walked = limited(1_000);
+        Delta walk = delta(g, walked, Partition.WHOLE, since, false);
+        assertEquals(byId.stream().sorted().toList(), walk.records().stream().sorted().toList());
+        assertTrue(!walk.records().equals(byId), "the walk's order: each child, then its relationship");
+        assertEquals(new DeltaExport.Result(300, 300, 0, 0, false), walk.result());
+        assertDealt(g, walked, since, walk.records());
+        Delta parallel = delta(g, walked, Partition.WHOLE, since, false, 3, ExportState.of(db, null), new TraceWriter());
+        assertEquals(walk.out().calls, parallel.out().calls);
+    }
+
+    /** Partition 0 of 2 has records 0 to 255 and from 512 on; partition 1 has 256 to 511. */
+    private static void assertDealt(Graph g, WalkSpec spec, String since, List<String> whole) throws IOException {
+        List<String> first = new ArrayList<>(whole.subList(0, 256));
+        first.addAll(whole.subList(512, whole.size()));
+        assertEquals(first, delta(g, spec, new Partition(2, 0), since, false).records());
+        assertEquals(whole.subList(256, 512), delta(g, spec, new Partition(2, 1), since, false).records());
+    }
+
+    /** Left records take their places in the delta's sequence after the full ones: here across a block boundary. */
+    @Test
+    void leftRecordsAreDealtByTheirPlaceInTheSequence() throws IOException {
+        String[] old = new String[10];
+        for (int i = 0; i < old.length; i++) old[i] = "r-C-o" + i;
+        Graph g = new Graph().add(old);
+        String since = StoreState.version(db);
+        String[] joined = new String[125];
+        for (int i = 0; i < joined.length; i++) joined[i] = "r-C-j" + i;
+        g.add(joined);
+        g.change(tx -> {
+            for (String rel : old) g.rel(tx, rel).delete();
+        });
+        Delta whole = delta(g, since);
+        assertEquals(new DeltaExport.Result(125, 125, 10, 10, false), whole.result());
+        assertEquals(270, whole.records().size());
+        List<String> left = whole.records().subList(250, 270);
+        assertTrue(left.stream().allMatch(r -> r.startsWith("-")), () -> "the left records last: " + left);
+        assertEquals(whole.records().subList(0, 256), delta(g, everything(), new Partition(2, 0), since, false).records());
+        assertEquals(whole.records().subList(256, 270), delta(g, everything(), new Partition(2, 1), since, false).records());
+    }
+
     @Test
     void aDeltaOfATruncatedExportIsUnavailable() throws IOException {
         Graph g = new Graph().add("r-C-a", "r-C-b");
