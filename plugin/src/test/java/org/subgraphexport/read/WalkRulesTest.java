@@ -41,6 +41,7 @@ import org.neo4j.kernel.impl.coreapi.InternalTransaction;
  *   a -P-> pa -P-> ppa, pa -P-> pa   (an attach chain and a self-loop)
  *   c -P-> b                    (an attach relationship to a member)
  *   r -O-> o                    (O = OTHER, never followed)
+ *   t -C-> u (twice), u -P-> pu  (apart: a limit reached in an attach drain)
  * </pre>
  */
 class WalkRulesTest {
@@ -81,6 +82,26 @@ class WalkRulesTest {
                 });
                 Relationship r = nodes.get(p[0]).createRelationshipTo(nodes.get(p[2]), type);
                 r.setProperty("name", rel);
+                REL_NAMES.put(r.getId(), rel);
+                REL_IDS.put(rel, r.getId());
+            }
+            tx.commit();
+        }
+        // apart from r: t with two relationships to u, which has an attached node pu (for a limit reached in an
+        // attach drain, with a relationship between written nodes still to come)
+        try (Transaction tx = db.beginTx()) {
+            Map<String, Node> nodes = new HashMap<>();
+            for (String name : List.of("t", "u", "pu")) {
+                Node n = tx.createNode();
+                n.setProperty("name", name);
+                nodes.put(name, n);
+                NODE_NAMES.put(n.getId(), name);
+                NODE_IDS.put(name, n.getId());
+            }
+            for (String rel : List.of("t-C-u#1", "t-C-u#2", "u-P-pu")) {
+                String[] p = rel.split("[-#]");
+                Relationship r = nodes.get(p[0]).createRelationshipTo(nodes.get(p[2]),
+                        RelationshipType.withName(p[1].equals("C") ? "CHILDREN" : "PROPERTY"));
                 REL_NAMES.put(r.getId(), rel);
                 REL_IDS.put(rel, r.getId());
             }
@@ -207,6 +228,17 @@ class WalkRulesTest {
             "c", "b-C-c", "c-P-b", "a-C-c",
             "d", "c-C-d", "c-C-r",
             "d-C-a");
+
+    /**
+     * A limit reached while attached nodes are drained ends the walk there: t's second relationship to u, between two
+     * nodes already written, is not written after it (newest first: #2 is met first).
+     */
+    @Test
+    void aLimitReachedInAnAttachDrainEndsTheWalkThere() {
+        assertWalk("t", spec("CHILDREN>", "PROPERTY>", Integer.MAX_VALUE, 2), List.of("t", "u", "t-C-u#2"), 2, 1, true);
+        assertWalk("t", spec("CHILDREN>", "PROPERTY>", Integer.MAX_VALUE, 3),
+                List.of("t", "u", "t-C-u#2", "pu", "u-P-pu", "t-C-u#1"), 3, 3, false);
+    }
 
     @Test
     void everythingUnderTheRootInStreamOrder() {
