@@ -179,8 +179,7 @@ public final class ChangeJournal {
                 if (e.tx <= since) break;
                 if (e.tx <= until) selected.add(e);
             }
-            java.util.Collections.reverse(selected);
-            selected.sort((a, b) -> Long.compare(a.tx, b.tx));  // commits may be journalled out of order
+            selected.sort((a, b) -> Long.compare(a.tx, b.tx));  // newest first, and commits may be journalled out of order
             return new Window(since, until, selected, typeNames.toArray(String[]::new));
         }
     }
