@@ -143,6 +143,39 @@ class PropertyMapTest {
         return parts.properties();
     }
 
+    /** The answers the random contract test rarely asks for: views asked for what is not there, equal shapes. */
+    @Test
+    void viewsAndEqualsSayNoWhereALinkedHashMapDoes() {
+        RecordParts parts = new RecordParts();
+        PropertyMap map = build(parts, linked("a", 1L, "b", "x"));
+        PropertyMap sameShape = build(parts, linked("a", 1L, "b", "y"));
+        assertNotEquals(map, sameShape, "the same keys, another value");
+        assertNotEquals(sameShape, map);
+        assertEquals(map, build(parts, linked("a", 1L, "b", "x")));
+        assertTrue(map.keySet().contains("a"));
+        assertFalse(map.keySet().contains("c"));
+        assertTrue(map.values().contains("x"));
+        assertFalse(map.values().contains("y"));
+        assertTrue(map.entrySet().contains(Map.entry("b", "x")));
+        assertFalse(map.entrySet().contains(Map.entry("b", "y")));
+        assertFalse(map.entrySet().contains(Map.entry("c", 1L)));
+        assertFalse(map.entrySet().contains("b"), "not an entry");
+        // a map of the same size whose get cannot take a String key: not equal, and no exception
+        java.util.TreeMap<Object, Object> integers = new java.util.TreeMap<>(java.util.Comparator.comparing(o -> (Integer) o));
+        integers.put(1, 1L);
+        integers.put(2, "x");
+        assertFalse(map.equals(integers));
+    }
+
+    @Test
+    void theFirstDuplicateIsLookedForInTheFirstNKeysOnly() {
+        String[] names = {"a", "b", "a"};
+        assertEquals("a", PropertyMap.Keys.firstDuplicate(names, 3));
+        assertNull(PropertyMap.Keys.firstDuplicate(names, 2));
+        assertNull(PropertyMap.Keys.distinct(names.clone()), "a key twice");
+        assertSame(PropertyMap.Keys.EMPTY, PropertyMap.Keys.distinct(new String[0]));
+    }
+
     @Test
     void unmodifiableEvenWhereNothingWouldChange() {
         assertUnmodifiable(PropertyMap.EMPTY);
