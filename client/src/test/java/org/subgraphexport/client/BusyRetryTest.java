@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -160,6 +161,45 @@ class BusyRetryTest {
         long secondWait = (arrivals.get(2) - arrivals.get(1)) / 1_000_000;
         assertTrue(firstWait >= 100 && firstWait < 125 + 500, "a date in the past waits the minimum: " + firstWait);
         assertTrue(secondWait >= 900 && secondWait < 2_500 + 500, "until the date: " + secondWait + " ms");
+    }
+
+    /** An interrupt ends the send, whether it comes before the request or during a wait, with the flag set again. */
+    @Test
+    void anInterruptEndsTheSendWithTheInterruptSetAgain() throws Exception {
+        URI uri = serve(n -> retryAfter("5"));
+        BusyRetry retry = BusyRetry.upTo(Duration.ofSeconds(30));
+        Thread.currentThread().interrupt();
+        try {
+            InterruptedIOException before = assertThrows(InterruptedIOException.class, () -> retry.send(HTTP, post(uri)));
+            assertEquals("interrupted while sending " + uri, before.getMessage());
+            assertTrue(Thread.interrupted(), "the interrupt is set again");
+        } finally {
+            Thread.interrupted();
+        }
+        assertEquals(0, arrivals.size());
+
+        Thread sender = Thread.currentThread();
+        Thread interrupter = new Thread(() -> {
+            while (arrivals.isEmpty()) Thread.onSpinWait();
+            try {
+                Thread.sleep(300); // the sender is waiting out Retry-After: 5
+            } catch (InterruptedException e) {
+                return;
+            }
+            sender.interrupt();
+        });
+        interrupter.start();
+        try {
+            InterruptedIOException waiting = assertThrows(InterruptedIOException.class, () -> retry.send(HTTP, post(uri)));
+            assertEquals("interrupted while waiting to retry " + uri, waiting.getMessage());
+            assertTrue(Thread.interrupted(), "the interrupt is set again");
+        } finally {
+            interrupter.join();
+            Thread.interrupted();
+        }
+        assertEquals(1, arrivals.size());
+        assertEquals(Duration.ofSeconds(30), retry.budget());
+        assertEquals("BusyRetry(up to PT30S)", retry.toString());
     }
 
     @Test
