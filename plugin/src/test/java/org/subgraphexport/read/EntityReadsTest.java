@@ -299,7 +299,7 @@ class EntityReadsTest {
                 for (int i = 0; i < 32; i++) assertTrue(writer.writeNode(id("plain")));
                 ktx.markForTermination(Status.Transaction.Terminated);
                 for (int i = 0; i < 16; i++) assertTrue(writer.writeNode(id("plain")));
-                Thread.sleep(500);
+                Thread.sleep(1500); // long enough for a worker to claim it on a loaded machine
                 TransactionTerminatedException stopped = assertThrows(TransactionTerminatedException.class, writer::flush);
                 assertEquals(Status.Transaction.Terminated, stopped.status());
             }
