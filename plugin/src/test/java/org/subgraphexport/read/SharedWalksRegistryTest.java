@@ -167,7 +167,9 @@ class SharedWalksRegistryTest {
         assertEquals(1, walks.stats().detached(), "detached once, and no longer attached");
         assertNull(walks.join(key(3), new Partition(3, 2)), "partition 2 comes after chunk 0 was released: alone");
 
+        drainPermit();
         walks.end(producer.entry, false);
+        assertNotWoken("a detached consumer at the end");
         walks.consumerLeft(consumer);
         walks.producerLeft(producer.entry);
         assertEquals(new SharedWalks.Stats(1, 1, 1, 0, 1, 0, 0, 0, 0, 3 * CHUNK_BYTES), walks.stats());
@@ -208,8 +210,9 @@ class SharedWalksRegistryTest {
 
     /**
      * A consumer that waits asks to be woken at a number of records; the producer wakes the consumers' threads at the
-     * first block boundary at or past it (and forgets the request), at the walk's end, and when it stops. The
-     * consumer here is this thread: a wake-up is the permit that lets its next park return at once.
+     * first block boundary at or past it (and forgets the request), at the walk's end, and when it stops; never a
+     * consumer that left or was detached. The consumer here is this thread: a wake-up is the permit that lets its next
+     * park return at once.
      */
     @Test
     void theProducerWakesWaitingConsumersAtTheBlockTheyAskedForAtTheEndAndWhenItStops() {
@@ -245,7 +248,22 @@ class SharedWalksRegistryTest {
         walks.producerLeft(failing.entry); // its walk failed: no end
         assertWoken("when the producer stopped");
         walks.consumerLeft(waiting);
-        assertEquals(new SharedWalks.Stats(2, 2, 0, 0, 0, 1, 0, 0, 0, 2 * CHUNK_BYTES * 64), walks.stats());
+
+        SharedWalks.Producer alone = producer(walks, 2, 0);
+        walks.consumerLeft(consumer(walks, 2, 1));
+        drainPermit();
+        walks.end(alone.entry, false);
+        assertNotWoken("a consumer that left, at the end");
+        walks.producerLeft(alone.entry);
+        assertEquals(new SharedWalks.Stats(3, 3, 0, 0, 0, 1, 0, 0, 0, 2 * CHUNK_BYTES * 64), walks.stats());
+    }
+
+    /** No permit: a park of 300 ms takes them (the thread is not woken by what came before). */
+    private static void assertNotWoken(String when) {
+        long start = System.nanoTime();
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(300));
+        long waited = System.nanoTime() - start;
+        assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(250), () -> "woken " + when + " after " + waited / 1_000_000 + " ms");
     }
 
     private static void drainPermit() {
