@@ -53,6 +53,8 @@ class PartitionedExportTest {
     private volatile String state = "s1";
     /** Each request's query, in arrival order. */
     private final List<String> queries = new CopyOnWriteArrayList<>();
+    /** Each request's Authorization and X-Trace headers ("-" when absent), in arrival order. */
+    private final List<String> headers = new CopyOnWriteArrayList<>();
     /** Partition -> how many of its next answers are cut after this many bytes. */
     private final Map<Integer, List<Integer>> cuts = new ConcurrentHashMap<>();
     /** After this many answered requests the state moves to "s2" (-1: never). */
@@ -77,6 +79,8 @@ class PartitionedExportTest {
     private void respond(HttpExchange exchange) throws IOException {
         String query = exchange.getRequestURI().getRawQuery();
         queries.add(query);
+        headers.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")) + " "
+                + exchange.getRequestHeaders().getFirst("X-Trace"));
         Map<String, String> params = new HashMap<>();
         for (String p : query.split("&")) {
             String[] kv = p.split("=", 2);
@@ -199,6 +203,19 @@ class PartitionedExportTest {
                         queries.toString());
             }
         }
+    }
+
+    /** Headers given to the export go with every partition's request; the busy-retry setting is the one given. */
+    @Test
+    void everyRequestCarriesTheHeadersGiven() throws IOException {
+        URI export = serve();
+        PartitionedExport configured = PartitionedExport.of(HTTP, export, 3).header("Authorization", "Basic bmVvNGo6eA==")
+                .header("X-Trace", "t1").busyRetry(BusyRetry.NONE);
+        assertEquals(single("s1"), all(configured.open()));
+        assertEquals(List.of("Basic bmVvNGo6eA== t1", "Basic bmVvNGo6eA== t1", "Basic bmVvNGo6eA== t1"), headers);
+        headers.clear();
+        assertEquals(single("s1"), all(PartitionedExport.of(HTTP, export, 2).open()));
+        assertEquals(List.of("null null", "null null"), headers, "none given, none sent");
     }
 
     @Test
