@@ -10,12 +10,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
+import org.subgraphexport.wire.ValueSink.VectorKind;
 
 /**
- * A relationship record is equal to another with the same id, type, ends and properties (arrays by content), hashes
- * alike, and hashes apart from relationships that differ in any one of them.
+ * Node and relationship records and vector values are equal to others with the same components (arrays by content),
+ * hash alike, and hash apart from ones that differ in any one component; their string forms are exact.
  */
-class ExportRelationshipTest {
+class EqualityTest {
     private static ExportRelationship rel(String id, String type, String start, String end, Map<String, Object> p) {
         return new ExportRelationship(id, type, start, end, p);
     }
@@ -43,17 +44,53 @@ class ExportRelationshipTest {
     /** 1,000 relationships that differ in one component only have (almost) 1,000 hash codes, whichever component. */
     @Test
     void relationshipsThatDifferInAnyOneComponentHashApart() {
-        List<IntFunction<ExportRelationship>> varying = List.of(
+        assertSpread(List.of(
                 i -> rel("5:db:" + i, "T", "4:db:1", "4:db:2", Map.of()),
                 i -> rel("5:db:1", "T" + i, "4:db:1", "4:db:2", Map.of()),
                 i -> rel("5:db:1", "T", "4:db:" + i, "4:db:2", Map.of()),
                 i -> rel("5:db:1", "T", "4:db:1", "4:db:" + i, Map.of()),
-                i -> rel("5:db:1", "T", "4:db:1", "4:db:2", Map.of("v", (long) i)));
+                i -> rel("5:db:1", "T", "4:db:1", "4:db:2", Map.of("v", (long) i))));
+    }
+
+    private static void assertSpread(List<IntFunction<Object>> varying) {
         for (int c = 0; c < varying.size(); c++) {
             Set<Integer> hashes = new HashSet<>();
             for (int i = 0; i < 1000; i++) hashes.add(varying.get(c).apply(i).hashCode());
             int component = c;
             assertTrue(hashes.size() >= 990, () -> "component " + component + ": " + hashes.size() + " hash codes");
         }
+    }
+
+    @Test
+    void nodesAreEqualByIdLabelsAndPropertiesAndHashApart() {
+        ExportNode n = new ExportNode("4:db:1", List.of("Person"), Map.of("tags", new String[] {"a", "b"}));
+        ExportNode same = new ExportNode("4:db:1", List.of("Person"), Map.of("tags", new String[] {"a", "b"}));
+        assertEquals(n, same);
+        assertEquals(n.hashCode(), same.hashCode());
+        assertEquals("ExportNode[id=4:db:1, labels=[Person], properties={tags=[a, b]}]", n.toString());
+        for (ExportNode other : List.of(new ExportNode("4:db:2", List.of("Person"), Map.of("tags", new String[] {"a", "b"})),
+                new ExportNode("4:db:1", List.of("Robot"), Map.of("tags", new String[] {"a", "b"})),
+                new ExportNode("4:db:1", List.of("Person"), Map.of("tags", new String[] {"a", "c"})))) {
+            assertNotEquals(n, other, other.toString());
+            assertNotEquals(other, n, other.toString());
+        }
+        assertSpread(List.of(
+                i -> new ExportNode("4:db:" + i, List.of("L"), Map.of()),
+                i -> new ExportNode("4:db:1", List.of("L" + i), Map.of()),
+                i -> new ExportNode("4:db:1", List.of("L"), Map.of("v", (long) i))));
+    }
+
+    @Test
+    void vectorsAreEqualByKindAndContentAndHashApart() {
+        VectorValue v = new VectorValue(VectorKind.FLOAT32, new float[] {1.5f, -2f});
+        assertEquals(v, new VectorValue(VectorKind.FLOAT32, new float[] {1.5f, -2f}));
+        assertEquals(v.hashCode(), new VectorValue(VectorKind.FLOAT32, new float[] {1.5f, -2f}).hashCode());
+        assertNotEquals(v, new VectorValue(VectorKind.FLOAT32, new float[] {1.5f, -3f}));
+        assertNotEquals(v, new VectorValue(VectorKind.INT32, new int[] {1, -2}));
+        assertNotEquals(v, "VectorValue");
+        assertEquals(2, v.length());
+        assertEquals(0, new VectorValue(VectorKind.INT8, new byte[0]).length());
+        assertEquals("VectorValue[kind=FLOAT32, values=[1.5, -2.0]]", v.toString());
+        assertSpread(List.of(i -> new VectorValue(VectorKind.INT64, new long[] {i, 7})));
     }
 }
