@@ -174,6 +174,35 @@ class RoundTripTest {
     }
 
     /**
+     * Node ids 1,024 apart share a slot of the decoder's cache of recent node ids (Kryo sends ids as numbers and
+     * the decoder builds their text): each record still gets its own id, and a relationship its own ends.
+     */
+    @ParameterizedTest
+    @ClientFormats
+    void nodeIdsThatShareACacheSlotKeepTheirOwnIds(Format format) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        GraphWriter w = Encoders.open(format, out);
+        w.header(new Header("db", "", "n:", "r:"), names());
+        long[] ids = {1, 1025, 2049};
+        for (long id : ids) {
+            w.beginNode(id, new int[0], 0);
+            w.endNode();
+        }
+        w.beginRelationship(7, 0, 1025, 1);
+        w.endRelationship();
+        w.beginRelationship(8, 0, 1, 2049);
+        w.endRelationship();
+        w.beginRelationship(9, 0, 2049, 1025);
+        w.endRelationship();
+        w.end(3, 3, false);
+        w.finish();
+        Subgraph s = decode(format, out.toByteArray());
+        assertEquals(java.util.Set.of("n:1", "n:1025", "n:2049"), s.nodes().keySet());
+        assertEquals(List.of("n:1025 n:1", "n:1 n:2049", "n:2049 n:1025"), List.of("r:7", "r:8", "r:9").stream()
+                .map(id -> s.relationships().get(id).start() + " " + s.relationships().get(id).end()).toList());
+    }
+
+    /**
      * A delta stream of partition 2 of 3 as the writers write it: the header names partition, partitions, state and
      * since, left nodes and relationships come back as {@link ExportLeft} records in place, between the others.
      */
