@@ -59,6 +59,8 @@ class PartitionedExportTest {
     private final Map<Integer, List<Integer>> cuts = new ConcurrentHashMap<>();
     /** After this many answered requests the state moves to "s2" (-1: never). */
     private volatile int moveAfter = -1;
+    /** Whether the state moves on (s1 to s2, s2 to s3, ...) with every export the server answers. */
+    private volatile boolean moveAfterEachAnswer;
     private final AtomicInteger answered = new AtomicInteger();
 
     @AfterEach
@@ -91,6 +93,15 @@ class PartitionedExportTest {
         String now = state;
         if (answered.incrementAndGet() == moveAfter) {
             state = "s2";
+        }
+        if (moveAfterEachAnswer) {
+            synchronized (this) {  // one answer per state: of two requests for it, the second is refused
+                now = state;
+                String asked = params.get("state");
+                if (asked == null || asked.equals(now)) {
+                    state = "s" + (Integer.parseInt(now.substring(1)) + 1);
+                }
+            }
         }
         try (exchange; OutputStream out = exchange.getResponseBody()) {
             String asked = params.get("state");
@@ -303,6 +314,36 @@ class PartitionedExportTest {
         });
         assertEquals(List.of("s1->s2"), restarts);
         assertEquals(new ExportEnd(NODES, RELATIONSHIPS, false, 0, "s2"), end);
+    }
+
+    /**
+     * A database that moves on with every export it answers: in each round one partition is answered and the other
+     * refused, so the partitions restart as often as allowed (2), each time at the new state, then the read fails with
+     * the last change. The consumers run on daemon threads.
+     */
+    @Test
+    void restartsStopAtTheNumberAllowed() throws IOException {
+        URI export = serve();
+        moveAfterEachAnswer = true;
+        List<String> restarts = Collections.synchronizedList(new ArrayList<>());
+        List<Boolean> daemons = Collections.synchronizedList(new ArrayList<>());
+        StateChangedException e = assertThrows(StateChangedException.class, () -> PartitionedExport.of(HTTP, export, 2)
+                .restarts(2).read(new PartitionedExport.RecordConsumer() {
+                    @Override
+                    public void accept(int partition, ExportReader records) throws IOException {
+                        daemons.add(Thread.currentThread().isDaemon());
+                        all(records);
+                    }
+
+                    @Override
+                    public void restarted(String oldState, String newState) {
+                        restarts.add(oldState + "->" + newState);
+                    }
+                }));
+        assertEquals(List.of("s1->s2", "s2->s3"), restarts);
+        assertEquals("s3", e.oldState());
+        assertEquals("s4", e.newState());
+        assertTrue(!daemons.isEmpty() && !daemons.contains(false), daemons::toString);
     }
 
     @Test
