@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.subgraphexport.wire.ValueSink.VectorKind;
 
 /**
- * Node and relationship records and vector values are equal to others with the same components (arrays by content),
- * hash alike, and hash apart from ones that differ in any one component; their string forms are exact.
+ * Node, relationship and row records and vector and point values are equal to others with the same components (arrays
+ * by content), hash alike, and hash apart from ones that differ in any one component; their string forms are exact,
+ * as are the messages of the client's own exceptions.
  */
 class EqualityTest {
     private static ExportRelationship rel(String id, String type, String start, String end, Map<String, Object> p) {
@@ -92,5 +93,36 @@ class EqualityTest {
         assertEquals(0, new VectorValue(VectorKind.INT8, new byte[0]).length());
         assertEquals("VectorValue[kind=FLOAT32, values=[1.5, -2.0]]", v.toString());
         assertSpread(List.of(i -> new VectorValue(VectorKind.INT64, new long[] {i, 7})));
+    }
+    @Test
+    void pointsAreEqualBySridAndCoordinatesAndHashApart() {
+        PointValue p = new PointValue(7203, new double[] {1.5, -2});
+        assertEquals(p, new PointValue(7203, new double[] {1.5, -2}));
+        assertEquals(p.hashCode(), new PointValue(7203, new double[] {1.5, -2}).hashCode());
+        assertNotEquals(p, new PointValue(9157, new double[] {1.5, -2}));
+        assertNotEquals(p, new PointValue(7203, new double[] {1.5, -3}));
+        assertEquals("PointValue[srid=7203, coordinates=[1.5, -2.0]]", p.toString());
+        assertSpread(List.of(i -> new PointValue(7203, new double[] {i, 0}), i -> new PointValue(i, new double[] {0, 0})));
+    }
+
+    @Test
+    void rowsAreEqualByContentAndHashApart() {
+        ExportRow row = new ExportRow(java.util.Arrays.asList("a", new long[] {1, 2}, null));
+        assertEquals(row, new ExportRow(java.util.Arrays.asList("a", new long[] {1, 2}, null)));
+        assertEquals(row.hashCode(), new ExportRow(java.util.Arrays.asList("a", new long[] {1, 2}, null)).hashCode());
+        assertNotEquals(row, new ExportRow(java.util.Arrays.asList("a", new long[] {1, 3}, null)));
+        assertSpread(List.of(i -> new ExportRow(List.of((long) i, "x"))));
+    }
+
+    @Test
+    void theExceptionsSayWhatHappened() {
+        assertEquals("the database moved on from state s1 to s2 while the partitions of the export were read (a"
+                + " transaction committed): they are not one export of one state; read it again",
+                new StateChangedException("s1", "s2").getMessage());
+        assertEquals("the database moved on from state s1 to a later one while the partitions of the export were read"
+                + " (a transaction committed): they are not one export of one state; read it again",
+                new StateChangedException("s1", "").getMessage());
+        assertEquals("org.subgraphexport.client.ExportFailedException: Neo.TransientError.Transaction.Terminated: gone",
+                new ExportFailedException("Neo.TransientError.Transaction.Terminated", "gone").toString());
     }
 }
