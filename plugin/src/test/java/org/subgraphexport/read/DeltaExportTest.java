@@ -124,6 +124,13 @@ class DeltaExportTest {
         return delta(g, everything(), Partition.WHOLE, since, false);
     }
 
+    /** Relationships "r-C-{prefix}0" to "r-C-{prefix}{n - 1}": n children of r, for {@link Graph#add}. */
+    private static String[] children(String prefix, int n) {
+        String[] children = new String[n];
+        for (int i = 0; i < n; i++) children[i] = "r-C-" + prefix + i;
+        return children;
+    }
+
     private static WalkSpec everything() {
         return new WalkSpec(WalkSpec.DEFAULT_EXPAND, WalkSpec.DEFAULT_ATTACH, Integer.MAX_VALUE, Long.MAX_VALUE);
     }
@@ -194,8 +201,7 @@ class DeltaExportTest {
     void partitionsDealTheDeltasSequenceInBlocksOf256() throws IOException {
         Graph g = new Graph().add("r-C-o1", "r-C-o2", "r-C-o3");
         String since = StoreState.version(db);
-        String[] children = new String[150];
-        for (int i = 0; i < children.length; i++) children[i] = "r-C-n" + i;
+        String[] children = children("n", 150);
         g.add(children);
         g.change(tx -> {
             for (String rel : List.of("r-C-o1", "r-C-o2", "r-C-o3")) g.rel(tx, rel).delete();
@@ -222,8 +228,7 @@ class DeltaExportTest {
      */
     @Test
     void withoutATopologyChangeTheChangedMembersGoOutByIdOrInTheWalksOrder() throws IOException {
-        String[] children = new String[300];
-        for (int i = 0; i < children.length; i++) children[i] = "r-C-k" + i;
+        String[] children = children("k", 300);
         Graph g = new Graph().add(children);
         String since = StoreState.version(db);
         g.change(tx -> {
@@ -262,13 +267,10 @@ class DeltaExportTest {
     /** Left records take their places in the delta's sequence after the full ones: here across a block boundary. */
     @Test
     void leftRecordsAreDealtByTheirPlaceInTheSequence() throws IOException {
-        String[] old = new String[10];
-        for (int i = 0; i < old.length; i++) old[i] = "r-C-o" + i;
+        String[] old = children("o", 10);
         Graph g = new Graph().add(old);
         String since = StoreState.version(db);
-        String[] joined = new String[125];
-        for (int i = 0; i < joined.length; i++) joined[i] = "r-C-j" + i;
-        g.add(joined);
+        g.add(children("j", 125));
         g.change(tx -> {
             for (String rel : old) g.rel(tx, rel).delete();
         });
