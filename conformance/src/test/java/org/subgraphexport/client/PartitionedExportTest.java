@@ -55,6 +55,8 @@ class PartitionedExportTest {
     private final List<String> queries = new CopyOnWriteArrayList<>();
     /** Each request's Authorization and X-Trace headers ("-" when absent), in arrival order. */
     private final List<String> headers = new CopyOnWriteArrayList<>();
+    /** Partition -> the HTTP status of its next answers (an error body each), before any export is answered. */
+    private final Map<Integer, List<Integer>> refusals = new ConcurrentHashMap<>();
     /** Partition -> how many of its next answers are cut after this many bytes. */
     private final Map<Integer, List<Integer>> cuts = new ConcurrentHashMap<>();
     /** After this many answered requests the state moves to "s2" (-1: never). */
@@ -104,6 +106,16 @@ class PartitionedExportTest {
             }
         }
         try (exchange; OutputStream out = exchange.getResponseBody()) {
+            List<Integer> refused = refusals.get(partition);
+            if (refused != null && !refused.isEmpty()) {
+                int status = refused.remove(0);
+                byte[] body = ("{\"status\":" + status + ",\"code\":\"Test.Refused\",\"message\":\"refused\"}")
+                        .getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().add("Content-Type", "application/json");
+                exchange.sendResponseHeaders(status, body.length);
+                out.write(body);
+                return;
+            }
             String asked = params.get("state");
             if (asked != null && !asked.equals(now)) {
                 byte[] body = ("{\"status\":412,\"code\":\"Export.StateChanged\",\"message\":\"the database moved on\"}")
@@ -294,6 +306,26 @@ class PartitionedExportTest {
                 () -> PartitionedExport.of(HTTP, export, 2).attempts(1).read((p, r) -> all(r)));
         assertEquals(0, once.partition());
         assertTrue(once.getMessage().startsWith("partition 0 of 2 failed 1 attempt;"), once.getMessage());
+    }
+
+    /**
+     * A partition refused with a server error (status 500 and up) is fetched again within its attempts; one refused
+     * with a client error (400) is not: the read fails with the server's refusal at once.
+     */
+    @Test
+    void aServerErrorIsRetriedAndAClientErrorIsNot() throws IOException {
+        URI export = serve();
+        refusals.put(1, new ArrayList<>(List.of(500)));
+        assertEquals(single("s1"), all(PartitionedExport.of(HTTP, export, 2).attempts(2).open()));
+        assertEquals(3, queries.size(), "partition 1 asked twice: " + queries);
+
+        queries.clear();
+        refusals.put(1, new ArrayList<>(List.of(400)));
+        ExportRequestException refused = assertThrows(ExportRequestException.class,
+                () -> PartitionedExport.of(HTTP, export, 2).attempts(3).read((p, r) -> all(r)));
+        assertEquals(400, refused.status());
+        assertEquals("Test.Refused", refused.code());
+        assertEquals(2, queries.size(), "partition 1 asked once: " + queries);
     }
 
     @Test
